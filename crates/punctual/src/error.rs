@@ -1,0 +1,42 @@
+use std::fmt;
+
+/// A value the library cannot work with, found before anything waited.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A [`Ticker`](crate::Ticker) period of zero: every tick would be due at once, forever.
+    ZeroPeriod,
+    /// A hybrid tail target outside `(0, 1]`.
+    InvalidTail(f64),
+    /// A margin window of zero samples, or more than [`HybridConfig::MAX_WINDOW`](crate::HybridConfig::MAX_WINDOW).
+    InvalidWindow(usize),
+    /// A CPU budget outside `[0, 1]`.
+    InvalidBudget(f64),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::ZeroPeriod => f.write_str("a ticker period must be longer than zero"),
+            Error::InvalidTail(q) => {
+                write!(
+                    f,
+                    "the hybrid tail target must be in (0, 1], e.g. 0.99; got {q}"
+                )
+            }
+            Error::InvalidWindow(n) => write!(
+                f,
+                "the margin window must hold 1 to {} samples; got {n}",
+                crate::HybridConfig::MAX_WINDOW
+            ),
+            Error::InvalidBudget(b) => {
+                write!(
+                    f,
+                    "the spin budget must be a fraction in [0, 1], e.g. 0.25; got {b}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}

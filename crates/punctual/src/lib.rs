@@ -1,0 +1,118 @@
+//! Sleeps that never wake early, and wake as little late as the machine allows.
+//!
+//! `std::thread::sleep(1ms)` wakes 80 to 140 us late on a typical Linux box (50 us of that is
+//! the default timer slack), and a Windows `Sleep(1)` takes a whole 15.6 ms tick. punctual
+//! sleeps on the OS's best high-resolution timer and, by default, finishes the last stretch
+//! with a short spin whose length it learns from how late this thread's sleeps really wake.
+//! No wait ever returns before its deadline, as measured by [`std::time::Instant`].
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//!
+//! let deadline = Instant::now() + Duration::from_millis(2);
+//! let wake = punctual::sleep_until(deadline);
+//! assert!(Instant::now() >= deadline);
+//! println!("woke {:?} late", wake.lateness());
+//! ```
+//!
+//! # Overview
+//!
+//! - [`sleep`] and [`sleep_until`]: the default, a per-thread hybrid [`Sleeper`].
+//! - [`Sleeper`] with a [`Strategy`]: [`Native`](Strategy::Native) (no spinning),
+//!   [`Hybrid`](Strategy::Hybrid) (native, then a learned spin tail, capped by a CPU budget;
+//!   see [`margin`]) or [`Spin`](Strategy::Spin). Each wait reports a [`Wake`] with its
+//!   lateness, so callers measure without a second clock read.
+//! - [`Ticker`]: a fixed grid, `first + k * period` in integer nanoseconds, with a
+//!   [`MissedTickPolicy`].
+//! - [`Deadline`] and [`Poller`] / [`poll_until`]: poll a condition until a real deadline,
+//!   never until a count of iterations.
+//! - [`timer_info`]: which OS timer is in use, and whether it is degraded.
+//!
+//! # Platform notes
+//!
+//! - **Linux**: `clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)`, resumed after `EINTR`,
+//!   with the sleeping thread's timer slack set to 1 ns (`PR_SET_TIMERSLACK`) on its first
+//!   native sleep.
+//! - **macOS**: `mach_wait_until` on `mach_absolute_time` ticks.
+//! - **Windows**: a waitable timer created with `CREATE_WAITABLE_TIMER_HIGH_RESOLUTION`
+//!   (Windows 10 1803 and later), one per thread, closed when the thread ends. Elsewhere a
+//!   normal waitable timer with `timeBeginPeriod(1)` held during the wait, which
+//!   [`timer_info`] reports as degraded.
+//! - **Other platforms**: `std::thread::sleep`.
+
+#![deny(missing_docs, missing_debug_implementations, unsafe_code)]
+
+mod deadline;
+mod error;
+mod info;
+pub mod margin;
+mod poll;
+mod sleeper;
+#[allow(unsafe_code)]
+mod sys;
+mod ticker;
+mod wait;
+mod wake;
+
+use std::cell::RefCell;
+use std::time::{Duration, Instant};
+
+pub use deadline::Deadline;
+pub use error::Error;
+pub use info::TimerInfo;
+pub use margin::{HybridConfig, MarginEstimator, Plan};
+pub use poll::{poll_until, PollError, Poller};
+pub use sleeper::{SleepStats, Sleeper, Strategy, UnknownStrategy};
+pub use ticker::{MissedTickPolicy, Tick, Ticker};
+pub use wake::Wake;
+
+thread_local! {
+    static THREAD_SLEEPER: RefCell<Sleeper> = RefCell::new(Sleeper::hybrid());
+}
+
+/// Sleeps for `duration` with this thread's hybrid [`Sleeper`]; never returns early.
+///
+/// A duration so long that `Instant::now() + duration` overflows (such as
+/// [`Duration::MAX`]) never returns, sleeping natively, as [`std::thread::sleep`] does.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::{Duration, Instant};
+///
+/// let start = Instant::now();
+/// punctual::sleep(Duration::from_micros(300));
+/// assert!(start.elapsed() >= Duration::from_micros(300));
+/// ```
+pub fn sleep(duration: Duration) -> Wake {
+    with_thread_sleeper(|sleeper| sleeper.sleep(duration))
+}
+
+/// Sleeps until `deadline` with this thread's hybrid [`Sleeper`]; a deadline in the past
+/// returns at once.
+pub fn sleep_until(deadline: Instant) -> Wake {
+    with_thread_sleeper(|sleeper| sleeper.sleep_until(deadline))
+}
+
+/// Runs `f` on the hybrid [`Sleeper`] behind [`sleep`] on this thread: to read its margin and
+/// counters, or to sleep with it.
+///
+/// Called again from inside `f`, it hands the inner call a fresh sleeper rather than panic.
+pub fn with_thread_sleeper<R>(f: impl FnOnce(&mut Sleeper) -> R) -> R {
+    let mut f = Some(f);
+    let shared = THREAD_SLEEPER.try_with(|cell| {
+        cell.try_borrow_mut()
+            .ok()
+            .map(|mut sleeper| (f.take().expect("called once"))(&mut sleeper))
+    });
+    match (shared, f) {
+        (Ok(Some(result)), _) => result,
+        (_, Some(f)) => f(&mut Sleeper::hybrid()),
+        (_, None) => unreachable!("f ran but returned no result"),
+    }
+}
+
+/// Describes the native timer as the calling thread uses it; see [`TimerInfo`].
+pub fn timer_info() -> TimerInfo {
+    <sys::Os as sys::Platform>::timer_info()
+}

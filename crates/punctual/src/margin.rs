@@ -1,0 +1,291 @@
+//! The hybrid strategy's learned margin: how early to stop sleeping natively and start
+//! spinning.
+//!
+//! # How it learns
+//!
+//! Every native sleep of the hybrid strategy reports its *oversleep*: how far past its own
+//! target it woke. The estimator keeps the last [`HybridConfig::window`] oversleeps and aims
+//! the margin at the [`HybridConfig::tail`] quantile of them (by default it covers 99%), so:
+//!
+//! - **outliers**: the single largest oversleep in the window is never covered. One 3 ms
+//!   hypervisor stall does not make later sleeps spin for 3 ms; it takes a second one within
+//!   a window before the tail moves, and then the tail really is that long.
+//! - **change**: a sample leaves the window after `window` more sleeps (100 by default), so a
+//!   step up shows within a couple of sleeps and a step down within about a hundred.
+//! - **CPU budget**: a margin longer than [`HybridConfig::budget`] of the requested wait (a
+//!   quarter by default) is not spun; the sleep is native all the way, and
+//!   [`Plan::OverBudget`] says so.
+//!
+//! # Why the samples are kept by sleep length
+//!
+//! Oversleep grows with how long the native part sleeps: a longer sleep lets the CPU reach a
+//! deeper idle state (or the hypervisor deschedule the vCPU), and waking from it costs more.
+//! Measured on the 2-core VM this was built on (`clock_nanosleep`, slack 1 ns), the median
+//! oversleep was 15 us for a 1 us sleep, 22 us for 0.1 to 1 ms, 42 us for 3 ms and 50 us for
+//! 10 ms. One window for all lengths would spin too long before short sleeps and too short
+//! before long ones, so samples go into buckets by native length, a factor of 4 apart
+//! (under 16 us, 16 to 64 us, ... , 64 ms and over). A bucket with too few samples of its
+//! own borrows from the nearest one that has them, longer sleeps first (their oversleep is
+//! the larger, so borrowing errs towards spinning, not towards waking late).
+
+use std::time::Duration;
+
+use crate::Error;
+
+/// Tuning of the hybrid strategy; see the [module docs](crate::margin).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HybridConfig {
+    pub(crate) tail: f64,
+    pub(crate) window: usize,
+    pub(crate) budget: f64,
+    pub(crate) initial_margin: Duration,
+}
+
+impl HybridConfig {
+    /// The largest window accepted.
+    pub const MAX_WINDOW: usize = 4096;
+
+    /// The defaults: cover 99% of the last 100 oversleeps, spin at most a quarter of a wait.
+    pub fn new() -> HybridConfig {
+        HybridConfig {
+            tail: 0.99,
+            window: 100,
+            budget: 0.25,
+            initial_margin: <crate::sys::Os as crate::sys::Platform>::INITIAL_MARGIN,
+        }
+    }
+
+    /// The fraction of recent oversleeps the margin should cover, in `(0, 1]`.
+    pub fn tail(mut self, quantile: f64) -> HybridConfig {
+        self.tail = quantile;
+        self
+    }
+
+    /// How many recent oversleeps of each sleep length are remembered.
+    pub fn window(mut self, samples: usize) -> HybridConfig {
+        self.window = samples;
+        self
+    }
+
+    /// The most of a requested wait that may be spun, as a fraction in `[0, 1]`.
+    pub fn budget(mut self, fraction: f64) -> HybridConfig {
+        self.budget = fraction;
+        self
+    }
+
+    /// The margin used before anything has been measured.
+    pub fn initial_margin(mut self, margin: Duration) -> HybridConfig {
+        self.initial_margin = margin;
+        self
+    }
+
+    /// Checks every value.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidTail`], [`Error::InvalidWindow`] or [`Error::InvalidBudget`] for the
+    /// first value out of range.
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(self.tail > 0.0 && self.tail <= 1.0) {
+            return Err(Error::InvalidTail(self.tail));
+        }
+        if self.window == 0 || self.window > Self::MAX_WINDOW {
+            return Err(Error::InvalidWindow(self.window));
+        }
+        if !(0.0..=1.0).contains(&self.budget) {
+            return Err(Error::InvalidBudget(self.budget));
+        }
+        Ok(())
+    }
+}
+
+impl Default for HybridConfig {
+    fn default() -> Self {
+        HybridConfig::new()
+    }
+}
+
+/// What the hybrid strategy will do for a wait of a given length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plan {
+    /// Sleep natively until `deadline - margin`, then spin.
+    Hybrid {
+        /// How early the native sleep ends.
+        margin: Duration,
+    },
+    /// The learned margin is past the CPU budget: sleep natively all the way, no spin.
+    OverBudget {
+        /// The margin that would have been needed.
+        margin: Duration,
+    },
+}
+
+impl Plan {
+    /// The margin the estimator wanted, spun or not.
+    pub fn margin(&self) -> Duration {
+        match *self {
+            Plan::Hybrid { margin } | Plan::OverBudget { margin } => margin,
+        }
+    }
+}
+
+/// Buckets by native sleep length: under 16 us, then a factor of 4 each, 64 ms and over last.
+const BUCKETS: usize = 8;
+const FIRST_BUCKET_NANOS: u64 = 16_000;
+/// A bucket with fewer samples borrows from a neighbour.
+const MIN_SAMPLES: usize = 8;
+
+fn bucket_of(native: Duration) -> usize {
+    let nanos = u64::try_from(native.as_nanos()).unwrap_or(u64::MAX);
+    if nanos < FIRST_BUCKET_NANOS {
+        return 0;
+    }
+    let log2 = (nanos / FIRST_BUCKET_NANOS).ilog2() as usize;
+    (1 + log2 / 2).min(BUCKETS - 1)
+}
+
+/// The recent oversleeps of one bucket, in arrival order and in sorted order.
+#[derive(Debug, Clone, Default)]
+struct Window {
+    ring: Vec<u32>,
+    oldest: usize,
+    sorted: Vec<u32>,
+}
+
+impl Window {
+    fn push(&mut self, nanos: u32, capacity: usize) {
+        if self.ring.len() < capacity {
+            self.ring.push(nanos);
+        } else {
+            let evicted = std::mem::replace(&mut self.ring[self.oldest], nanos);
+            self.oldest = (self.oldest + 1) % capacity;
+            if let Ok(at) = self.sorted.binary_search(&evicted) {
+                self.sorted.remove(at);
+            }
+        }
+        let at = self.sorted.partition_point(|&x| x < nanos);
+        self.sorted.insert(at, nanos);
+    }
+
+    /// The `tail` quantile, never the single largest sample.
+    fn quantile(&self, tail: f64) -> Option<u32> {
+        let n = self.sorted.len();
+        if n < MIN_SAMPLES {
+            return None;
+        }
+        let rank = ((tail * n as f64).ceil() as usize).clamp(1, n - 1) - 1;
+        Some(self.sorted[rank])
+    }
+}
+
+/// Learns the hybrid margin from measured oversleep; see the [module docs](crate::margin).
+///
+/// [`Sleeper`](crate::Sleeper) owns one; it is public so that its behaviour can be studied
+/// on synthetic series.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual::{HybridConfig, MarginEstimator, Plan};
+///
+/// let mut est = MarginEstimator::new(HybridConfig::new()).unwrap();
+/// for _ in 0..100 {
+///     est.record(Duration::from_micros(900), Duration::from_micros(30));
+/// }
+/// est.record(Duration::from_micros(900), Duration::from_millis(3)); // one stall
+/// assert_eq!(est.plan(Duration::from_millis(1)), Plan::Hybrid { margin: Duration::from_micros(30) });
+/// ```
+#[derive(Debug, Clone)]
+pub struct MarginEstimator {
+    config: HybridConfig,
+    buckets: [Window; BUCKETS],
+}
+
+impl MarginEstimator {
+    /// An estimator that has measured nothing yet.
+    ///
+    /// # Errors
+    ///
+    /// Whatever [`HybridConfig::validate`] finds.
+    pub fn new(config: HybridConfig) -> Result<MarginEstimator, Error> {
+        config.validate()?;
+        Ok(MarginEstimator {
+            config,
+            buckets: Default::default(),
+        })
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &HybridConfig {
+        &self.config
+    }
+
+    /// Records that a native sleep of length `native` woke `oversleep` past its target.
+    pub fn record(&mut self, native: Duration, oversleep: Duration) {
+        let nanos = u32::try_from(oversleep.as_nanos()).unwrap_or(u32::MAX);
+        self.buckets[bucket_of(native)].push(nanos, self.config.window);
+    }
+
+    /// The learned margin for a native sleep of length `native`, without the budget.
+    pub fn margin_for_native(&self, native: Duration) -> Duration {
+        let home = bucket_of(native);
+        let tail = self.config.tail;
+        let nearest = (0..BUCKETS).flat_map(|d| [home + d, home.wrapping_sub(d)]);
+        nearest
+            .filter(|&b| b < BUCKETS)
+            .find_map(|b| self.buckets[b].quantile(tail))
+            .map_or(self.config.initial_margin, |nanos| {
+                Duration::from_nanos(nanos.into())
+            })
+    }
+
+    /// What to do for a wait of `wait` from now.
+    pub fn plan(&self, wait: Duration) -> Plan {
+        // The native part is `wait - margin`, and the margin depends on the native length:
+        // a first guess from the whole wait settles it, as margins are a small part of a wait.
+        let guess = self.margin_for_native(wait);
+        let margin = self.margin_for_native(wait.saturating_sub(guess));
+        if margin > wait.mul_f64(self.config.budget) {
+            Plan::OverBudget { margin }
+        } else {
+            Plan::Hybrid { margin }
+        }
+    }
+
+    /// How many samples the estimator holds now, over all sleep lengths.
+    pub fn samples(&self) -> usize {
+        self.buckets.iter().map(|b| b.sorted.len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_are_a_factor_of_four_apart() {
+        let us = Duration::from_micros;
+        assert_eq!(bucket_of(Duration::ZERO), 0);
+        assert_eq!(bucket_of(us(15)), 0);
+        assert_eq!(bucket_of(us(16)), 1);
+        assert_eq!(bucket_of(us(63)), 1);
+        assert_eq!(bucket_of(us(64)), 2);
+        assert_eq!(bucket_of(us(1_000)), 3);
+        assert_eq!(bucket_of(us(1_024)), 4);
+        assert_eq!(bucket_of(Duration::from_secs(3600)), BUCKETS - 1);
+        assert_eq!(bucket_of(Duration::MAX), BUCKETS - 1);
+    }
+
+    #[test]
+    fn window_keeps_sorted_copy_of_ring() {
+        let mut w = Window::default();
+        for i in 0..1000u32 {
+            w.push((i * 7919) % 1013, 50);
+            let mut ring = w.ring.clone();
+            ring.sort_unstable();
+            assert_eq!(ring, w.sorted);
+        }
+        assert_eq!(w.ring.len(), 50);
+    }
+}

@@ -1,0 +1,138 @@
+//! Windows: a waitable timer created once per thread with
+//! `CREATE_WAITABLE_TIMER_HIGH_RESOLUTION` (Windows 10 1803 and later), closed when the
+//! thread ends. Where that flag is refused, a normal waitable timer with `timeBeginPeriod(1)`
+//! held for the length of each wait. `Sleep(0)` is never used as a wait: it only yields.
+//!
+//! The due time is relative (negative, in 100 ns units) and rounded up; the caller re-checks
+//! `Instant` (QueryPerformanceCounter) afterwards, since the timer runs on the interrupt
+//! clock and may fire a little before a QPC deadline.
+
+use std::time::{Duration, Instant};
+
+use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
+use windows_sys::Win32::Media::{timeBeginPeriod, timeEndPeriod};
+use windows_sys::Win32::System::Threading::{
+    CreateWaitableTimerExW, SetWaitableTimer, WaitForSingleObject,
+    CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, INFINITE, TIMER_ALL_ACCESS,
+};
+
+use super::{nanos_until, Platform};
+use crate::TimerInfo;
+
+pub(crate) struct Os;
+
+/// A waitable timer owned by one thread.
+struct ThreadTimer {
+    handle: HANDLE,
+    high_resolution: bool,
+}
+
+impl ThreadTimer {
+    /// The best timer this Windows offers, or `None` when it cannot create any.
+    fn create() -> Option<ThreadTimer> {
+        Self::with_flags(CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, true)
+            .or_else(|| Self::with_flags(0, false))
+    }
+
+    fn with_flags(flags: u32, high_resolution: bool) -> Option<ThreadTimer> {
+        // SAFETY: null attributes and name make an unnamed timer with default security;
+        // the flags and access mask are documented values (CreateWaitableTimerExW).
+        let handle = unsafe {
+            CreateWaitableTimerExW(std::ptr::null(), std::ptr::null(), flags, TIMER_ALL_ACCESS)
+        };
+        (!handle.is_null()).then_some(ThreadTimer {
+            handle,
+            high_resolution,
+        })
+    }
+
+    /// One wait of `nanos`, rounded up to 100 ns. Returns false when the timer failed.
+    fn wait(&self, nanos: u64) -> bool {
+        let due = -i64::try_from(nanos.div_ceil(100)).unwrap_or(i64::MAX);
+        if !self.high_resolution {
+            // SAFETY: timeBeginPeriod has no memory preconditions; it is paired with the
+            // timeEndPeriod below on every path.
+            unsafe { timeBeginPeriod(1) };
+        }
+        // SAFETY: `self.handle` is a live timer handle owned by this thread; `due` outlives
+        // the call; no completion routine is registered (SetWaitableTimer).
+        let set = unsafe { SetWaitableTimer(self.handle, &due, 0, None, std::ptr::null(), 0) };
+        let waited = set != 0
+            // SAFETY: `self.handle` is a live, waitable handle (WaitForSingleObject).
+            && unsafe { WaitForSingleObject(self.handle, INFINITE) } == 0;
+        if !self.high_resolution {
+            // SAFETY: pairs the timeBeginPeriod(1) above.
+            unsafe { timeEndPeriod(1) };
+        }
+        waited
+    }
+}
+
+impl Drop for ThreadTimer {
+    fn drop(&mut self) {
+        // SAFETY: the handle was created by this struct and is closed exactly once.
+        unsafe { CloseHandle(self.handle) };
+    }
+}
+
+thread_local! {
+    static TIMER: Option<ThreadTimer> = ThreadTimer::create();
+}
+
+impl Platform for Os {
+    const INITIAL_MARGIN: Duration = Duration::from_millis(1);
+
+    fn wait_until(deadline: Instant, now: Instant) {
+        let nanos = nanos_until(deadline, now);
+        let waited = TIMER
+            .try_with(|timer| timer.as_ref().is_some_and(|t| t.wait(nanos)))
+            .unwrap_or(false);
+        if !waited {
+            std::thread::sleep(Duration::from_nanos(nanos));
+        }
+    }
+
+    fn timer_info() -> TimerInfo {
+        let kind = TIMER
+            .try_with(|timer| timer.as_ref().map(|t| t.high_resolution))
+            .ok()
+            .flatten();
+        let (mechanism, degraded) = match kind {
+            Some(true) => ("high-resolution waitable timer", None),
+            Some(false) => (
+                "waitable timer with timeBeginPeriod(1)",
+                Some("CREATE_WAITABLE_TIMER_HIGH_RESOLUTION refused (needs Windows 10 1803 or later): waits are quantised to about 1 ms".to_string()),
+            ),
+            None => (
+                "std::thread::sleep",
+                Some("no waitable timer could be created: falling back to std::thread::sleep".to_string()),
+            ),
+        };
+        TimerInfo {
+            mechanism,
+            high_resolution: kind == Some(true),
+            resolution: None,
+            timer_slack: None,
+            degraded,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fallback timer is what older Windows gets; check it never fires early either.
+    #[test]
+    fn fallback_timer_is_not_early_once_rechecked() {
+        let timer = ThreadTimer::with_flags(0, false).expect("a normal waitable timer");
+        for micros in [0, 1, 50, 500, 2_000] {
+            let start = Instant::now();
+            let deadline = start + Duration::from_micros(micros);
+            while Instant::now() < deadline {
+                assert!(timer.wait(nanos_until(deadline, Instant::now())));
+            }
+            assert!(Instant::now() >= deadline);
+        }
+    }
+}

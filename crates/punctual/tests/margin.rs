@@ -1,0 +1,181 @@
+//! The hybrid margin on synthetic oversleep series: outliers, step changes, the CPU cap and
+//! the dependence on sleep length.
+
+use std::time::Duration;
+
+use punctual::{Error, HybridConfig, MarginEstimator, Plan};
+
+const US: Duration = Duration::from_micros(1);
+const WAIT: Duration = Duration::from_millis(1);
+const NATIVE: Duration = Duration::from_micros(950);
+
+fn estimator() -> MarginEstimator {
+    MarginEstimator::new(HybridConfig::new()).unwrap()
+}
+
+fn feed(est: &mut MarginEstimator, native: Duration, oversleep: Duration, times: usize) {
+    for _ in 0..times {
+        est.record(native, oversleep);
+    }
+}
+
+#[test]
+fn before_any_sample_the_initial_margin_is_used() {
+    let est = MarginEstimator::new(HybridConfig::new().initial_margin(US * 77)).unwrap();
+    assert_eq!(est.plan(WAIT), Plan::Hybrid { margin: US * 77 });
+    assert_eq!(est.samples(), 0);
+}
+
+#[test]
+fn the_margin_covers_the_tail_of_recent_oversleeps() {
+    let mut est = estimator();
+    // 1..=100 us, one each: covering 99% means the 99th smallest.
+    for us in 1..=100u32 {
+        est.record(NATIVE, US * us);
+    }
+    assert_eq!(est.plan(WAIT), Plan::Hybrid { margin: US * 99 });
+    let median = MarginEstimator::new(HybridConfig::new().tail(0.5)).map(|mut est| {
+        for us in 1..=100u32 {
+            est.record(NATIVE, US * us);
+        }
+        est.plan(WAIT).margin()
+    });
+    assert_eq!(median, Ok(US * 50));
+}
+
+#[test]
+fn one_outlier_does_not_move_the_margin() {
+    let mut est = estimator();
+    feed(&mut est, NATIVE, US * 30, 150);
+    est.record(NATIVE, Duration::from_millis(3));
+    assert_eq!(est.plan(WAIT).margin(), US * 30);
+    // Also early on, before the window is full.
+    let mut young = estimator();
+    feed(&mut young, NATIVE, US * 30, 10);
+    young.record(NATIVE, Duration::from_millis(3));
+    assert_eq!(young.plan(WAIT).margin(), US * 30);
+}
+
+#[test]
+fn a_second_outlier_is_a_real_tail_and_ages_out_within_the_window() {
+    let mut est = estimator();
+    feed(&mut est, NATIVE, US * 30, 150);
+    est.record(NATIVE, Duration::from_millis(3));
+    est.record(NATIVE, Duration::from_millis(3));
+    assert_eq!(
+        est.plan(Duration::from_millis(20)).margin(),
+        Duration::from_millis(3)
+    );
+    feed(&mut est, NATIVE, US * 30, 99);
+    assert_eq!(
+        est.plan(WAIT).margin(),
+        US * 30,
+        "gone after a window of sleeps"
+    );
+}
+
+#[test]
+fn a_step_change_is_followed_within_about_a_hundred_sleeps() {
+    let mut est = estimator();
+    feed(&mut est, NATIVE, US * 20, 200);
+    // Step up: the second slow sample already moves the tail.
+    est.record(NATIVE, US * 80);
+    assert_eq!(est.plan(WAIT).margin(), US * 20);
+    est.record(NATIVE, US * 80);
+    assert_eq!(est.plan(WAIT).margin(), US * 80);
+    feed(&mut est, NATIVE, US * 80, 198);
+    // Step down: the old tail leaves as the window turns over.
+    feed(&mut est, NATIVE, US * 20, 98);
+    assert_eq!(
+        est.plan(WAIT).margin(),
+        US * 80,
+        "still two slow samples in the window"
+    );
+    est.record(NATIVE, US * 20);
+    assert_eq!(
+        est.plan(WAIT).margin(),
+        US * 20,
+        "followed within 99 sleeps"
+    );
+}
+
+#[test]
+fn the_cpu_budget_caps_the_spin() {
+    let mut est = estimator();
+    feed(&mut est, NATIVE, US * 300, 100);
+    assert_eq!(
+        est.plan(WAIT),
+        Plan::OverBudget { margin: US * 300 },
+        "300 us is past a quarter of 1 ms"
+    );
+    feed(&mut est, Duration::from_millis(2), US * 300, 100);
+    assert_eq!(
+        est.plan(Duration::from_millis(2)),
+        Plan::Hybrid { margin: US * 300 }
+    );
+
+    let mut none = MarginEstimator::new(HybridConfig::new().budget(0.0)).unwrap();
+    feed(&mut none, NATIVE, US, 100);
+    assert!(matches!(none.plan(WAIT), Plan::OverBudget { .. }));
+    let mut all = MarginEstimator::new(HybridConfig::new().budget(1.0)).unwrap();
+    feed(&mut all, Duration::from_micros(5), US * 9, 100);
+    assert_eq!(all.plan(US * 10), Plan::Hybrid { margin: US * 9 });
+}
+
+#[test]
+fn margins_are_learned_per_sleep_length() {
+    let mut est = estimator();
+    feed(&mut est, Duration::from_micros(80), US * 15, 100);
+    feed(&mut est, Duration::from_millis(2), US * 40, 100);
+    feed(&mut est, Duration::from_millis(9), US * 50, 100);
+    assert_eq!(est.plan(Duration::from_micros(100)).margin(), US * 15);
+    assert_eq!(est.plan(Duration::from_millis(2)).margin(), US * 40);
+    assert_eq!(est.plan(Duration::from_millis(10)).margin(), US * 50);
+    // A length with no samples of its own borrows from the nearest that has them, the
+    // longer one when two are as near.
+    assert_eq!(est.plan(Duration::from_micros(500)).margin(), US * 40);
+    assert_eq!(est.plan(Duration::from_micros(10)).margin(), US * 15);
+    assert_eq!(est.plan(Duration::from_secs(1)).margin(), US * 50);
+}
+
+#[test]
+fn oversleep_past_u32_nanos_saturates() {
+    let mut est = MarginEstimator::new(HybridConfig::new().budget(1.0)).unwrap();
+    feed(
+        &mut est,
+        Duration::from_secs(100),
+        Duration::from_secs(10),
+        100,
+    );
+    assert_eq!(
+        est.plan(Duration::from_secs(100)).margin(),
+        Duration::from_nanos(u64::from(u32::MAX))
+    );
+}
+
+#[test]
+fn bad_configurations_are_refused_with_a_clear_error() {
+    let cases = [
+        (HybridConfig::new().tail(0.0), Error::InvalidTail(0.0)),
+        (HybridConfig::new().tail(1.5), Error::InvalidTail(1.5)),
+        (HybridConfig::new().window(0), Error::InvalidWindow(0)),
+        (
+            HybridConfig::new().window(1 << 20),
+            Error::InvalidWindow(1 << 20),
+        ),
+        (HybridConfig::new().budget(-0.1), Error::InvalidBudget(-0.1)),
+        (HybridConfig::new().budget(2.0), Error::InvalidBudget(2.0)),
+    ];
+    for (config, error) in cases {
+        assert_eq!(MarginEstimator::new(config).unwrap_err(), error);
+        assert_eq!(punctual::Sleeper::hybrid_with(config).unwrap_err(), error);
+    }
+    assert!(matches!(
+        HybridConfig::new().tail(f64::NAN).validate(),
+        Err(Error::InvalidTail(_))
+    ));
+    assert_eq!(
+        Error::InvalidBudget(2.0).to_string(),
+        "the spin budget must be a fraction in [0, 1], e.g. 0.25; got 2"
+    );
+}

@@ -1,0 +1,173 @@
+//! The promise every strategy keeps: no wait ends before its deadline.
+
+use std::time::{Duration, Instant};
+
+use punctual::{Sleeper, Strategy};
+
+/// How many sleeps the mixed run makes; a slow timer (Wine) may ask for fewer with
+/// `PUNCTUAL_TEST_SLEEPS`, and the count it ran is printed either way.
+fn sleeps() -> usize {
+    std::env::var("PUNCTUAL_TEST_SLEEPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100_000)
+}
+
+#[test]
+fn no_strategy_wakes_early_over_many_mixed_sleeps() {
+    const LENGTHS_NS: [u64; 10] = [
+        0, 1, 100, 1_000, 3_000, 10_000, 20_000, 40_000, 75_000, 250_000,
+    ];
+    let mut sleepers: Vec<Sleeper> = Strategy::ALL.iter().map(|&s| Sleeper::new(s)).collect();
+    let total = sleeps();
+    let mut early = 0usize;
+    let mut per_strategy = [0usize; 3];
+    // A cheap generator so lengths and strategies do not fall into a fixed pattern.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for i in 0..total {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // Long sleeps are rarer, to keep the run to a few seconds.
+        let len = LENGTHS_NS[(x % 10) as usize >> usize::from(x % 3 != 0)];
+        let which = (x >> 32) as usize % 4;
+        let duration = Duration::from_nanos(len);
+        let start = Instant::now();
+        let deadline = start + duration;
+        let wake = match which {
+            3 => {
+                if i % 2 == 0 {
+                    punctual::sleep(duration)
+                } else {
+                    punctual::sleep_until(deadline)
+                }
+            }
+            s => {
+                per_strategy[s] += 1;
+                if i % 2 == 0 {
+                    sleepers[s].sleep_until(deadline)
+                } else {
+                    sleepers[s].sleep(duration)
+                }
+            }
+        };
+        let after = Instant::now();
+        if after < deadline || wake.woke() < wake.deadline() || wake.woke() - start < duration {
+            early += 1;
+        }
+        assert!(
+            wake.deadline() >= deadline,
+            "sleep(d) set its deadline before now + d"
+        );
+    }
+    println!("{total} sleeps, per strategy {per_strategy:?}, early {early}");
+    assert_eq!(
+        early, 0,
+        "{early} of {total} sleeps returned before their deadline"
+    );
+    assert!(
+        per_strategy.iter().all(|&n| n > total / 8),
+        "every strategy ran: {per_strategy:?}"
+    );
+}
+
+#[test]
+fn a_past_deadline_returns_at_once_with_its_lateness() {
+    let long_ago = Instant::now();
+    std::thread::sleep(Duration::from_millis(5));
+    for mut sleeper in Strategy::ALL.map(Sleeper::new) {
+        let wake = sleeper.sleep_until(long_ago);
+        assert!(wake.lateness() >= Duration::from_millis(5));
+        assert_eq!(wake.deadline(), long_ago);
+        assert_eq!(wake.spun(), Duration::ZERO);
+        assert_eq!(sleeper.stats().sleeps, 0, "a past deadline is not a sleep");
+    }
+    let wake = punctual::sleep(Duration::ZERO);
+    assert!(wake.woke() >= wake.deadline());
+}
+
+#[test]
+fn duration_max_sleeps_instead_of_panicking() {
+    for strategy in Strategy::ALL {
+        let sleeper = std::thread::spawn(move || {
+            Sleeper::new(strategy).sleep(Duration::MAX);
+        });
+        let free = std::thread::spawn(|| {
+            punctual::sleep(Duration::MAX);
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        // A panic or an overflow would have ended the thread.
+        assert!(
+            !sleeper.is_finished(),
+            "{strategy}: Sleeper::sleep(Duration::MAX) returned"
+        );
+        assert!(
+            !free.is_finished(),
+            "punctual::sleep(Duration::MAX) returned"
+        );
+    }
+}
+
+#[test]
+fn spin_reports_its_spin_and_native_reports_none() {
+    let mut spin = Sleeper::spin();
+    let start = Instant::now();
+    let wake = spin.sleep_until(start + Duration::from_micros(200));
+    assert!(
+        wake.spun() <= wake.woke() - start,
+        "spun longer than it waited"
+    );
+    assert_eq!(spin.stats().sleeps, 1);
+    assert_eq!(spin.stats().spin_time, wake.spun());
+
+    let mut native = Sleeper::native();
+    let wake = native.sleep(Duration::from_micros(200));
+    assert_eq!(wake.spun(), Duration::ZERO);
+    assert_eq!(native.stats().spin_time, Duration::ZERO);
+}
+
+#[test]
+fn hybrid_counters_add_up() {
+    let mut hybrid = Sleeper::hybrid();
+    for _ in 0..300 {
+        hybrid.sleep(Duration::from_micros(400));
+    }
+    let stats = hybrid.stats();
+    assert_eq!(stats.sleeps, 300);
+    assert!(stats.spun + stats.over_budget + stats.native_late <= stats.sleeps);
+    assert_eq!(
+        hybrid.estimator().samples(),
+        100,
+        "one window per length bucket"
+    );
+    if stats.spun == 0 {
+        assert_eq!(stats.spin_time, Duration::ZERO);
+    }
+}
+
+#[test]
+fn timer_info_reports_the_mechanism_and_the_slack_it_set() {
+    punctual::Sleeper::native().sleep(Duration::from_micros(10));
+    let info = punctual::timer_info();
+    assert!(!info.mechanism.is_empty());
+    if info.degraded.is_none() {
+        assert!(info.high_resolution, "{info}");
+        if let Some(slack) = info.timer_slack {
+            assert_eq!(slack, Duration::from_nanos(1), "{info}");
+        }
+    }
+    println!("{info}");
+}
+
+#[test]
+fn strategies_parse_by_name() {
+    for strategy in Strategy::ALL {
+        assert_eq!(strategy.name().parse::<Strategy>(), Ok(strategy));
+        assert_eq!(strategy.to_string(), strategy.name());
+    }
+    let err = "busy".parse::<Strategy>().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "unknown strategy `busy` (expected native, hybrid or spin)"
+    );
+}
