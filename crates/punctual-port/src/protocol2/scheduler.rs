@@ -1,0 +1,129 @@
+//! The timer thread of protocol 2: serves the commands the reader posts, fires the wakes
+//! that are due, writes the answers, and in between blocks or spins until the next start.
+//!
+//! It writes only when it is about to wait: every answer produced in one pass (all the
+//! wakes due at once, the replies to a burst of requests) goes out in one `write`, packed
+//! into as few frames as fit. Blocking is on the [`Inbox`] doorbell with a precise timeout,
+//! so a request for an earlier deadline cuts a sleep short; the spin tail polls the inbox
+//! flag, so it can take new requests while it spins.
+
+use std::hint;
+use std::io::{self, Write};
+use std::sync::Arc;
+
+use super::inbox::{Command, Inbox};
+use super::queue::{Next, Refused, TimerQueue};
+use super::wire::{Answer, Malformed, Reason, Request};
+use crate::clock::PortClock;
+use crate::frame::FrameWriter;
+use crate::priority::Priority;
+
+/// The timer thread's state.
+#[derive(Debug)]
+pub(crate) struct Scheduler<W: Write> {
+    pub(crate) clock: PortClock,
+    pub(crate) queue: TimerQueue,
+    pub(crate) inbox: Arc<Inbox>,
+    pub(crate) out: FrameWriter<W>,
+    /// The port-wide floor of every wake's spin tail (`--spin`).
+    pub(crate) port_spin_ns: u64,
+    pub(crate) priority: Priority,
+}
+
+impl<W: Write> Scheduler<W> {
+    /// Serves until a write fails: the owner has gone, and that error is returned.
+    pub(crate) fn run(mut self) -> io::Error {
+        let mut commands = Vec::new();
+        let mut message = Vec::with_capacity(32);
+        loop {
+            self.inbox.take(&mut commands);
+            for command in commands.drain(..) {
+                self.serve(command, &mut message);
+            }
+            let now_ns = self.clock.now_ns();
+            let out = &mut self.out;
+            self.queue.fire_due(now_ns, |id, deadline_ns| {
+                let lateness_ns =
+                    u64::try_from(i128::from(now_ns) - i128::from(deadline_ns)).unwrap_or(u64::MAX);
+                push(
+                    out,
+                    &mut message,
+                    Answer::Woke {
+                        id,
+                        deadline_ns,
+                        lateness_ns,
+                    },
+                );
+            });
+            if !self.out.is_empty() {
+                if let Err(e) = self.out.flush() {
+                    return e;
+                }
+                self.priority.follow_now_and_then();
+            }
+            match self.queue.next() {
+                Next::SpinUntil(deadline_ns) => {
+                    while self.clock.now_ns() < deadline_ns && !self.inbox.has_mail() {
+                        hint::spin_loop();
+                    }
+                }
+                Next::SleepUntil(start_ns) => {
+                    self.inbox.wait_until(self.clock.instant(start_ns));
+                }
+                Next::Idle => self.inbox.wait_until(None),
+            }
+        }
+    }
+
+    fn serve(&mut self, command: Command, message: &mut Vec<u8>) {
+        let answer = match command {
+            Command::Reject(Malformed { reason, id }) => Some(Answer::Error { reason, id }),
+            Command::Serve {
+                request,
+                received_ns,
+            } => match request {
+                Request::WakeAfter {
+                    id,
+                    duration_ns,
+                    spin_ns,
+                } => self.queue_wake(id, received_ns.saturating_add(duration_ns.max(0)), spin_ns),
+                Request::WakeAt {
+                    id,
+                    deadline_ns,
+                    spin_ns,
+                } => self.queue_wake(id, deadline_ns, spin_ns),
+                Request::Cancel { id } => Some(Answer::Cancelled {
+                    id,
+                    pending: self.queue.cancel(id),
+                }),
+                Request::Now { id } => Some(Answer::Clock {
+                    id,
+                    now_ns: self.clock.now_ns(),
+                }),
+            },
+        };
+        if let Some(answer) = answer {
+            push(&mut self.out, message, answer);
+        }
+    }
+
+    /// Queues a wake; an error answer if the queue refuses it.
+    fn queue_wake(&mut self, id: u64, deadline_ns: i64, spin_ns: u32) -> Option<Answer> {
+        let spin_ns = u64::from(spin_ns).max(self.port_spin_ns);
+        let reason = match self.queue.insert(id, deadline_ns, spin_ns) {
+            Ok(()) => return None,
+            Err(Refused::Duplicate) => Reason::DuplicateId,
+            Err(Refused::Full) => Reason::TooManyPending,
+        };
+        Some(Answer::Error {
+            reason,
+            id: Some(id),
+        })
+    }
+}
+
+fn push<W: Write>(out: &mut FrameWriter<W>, message: &mut Vec<u8>, answer: Answer) {
+    message.clear();
+    answer.encode(message);
+    out.push(message);
+}

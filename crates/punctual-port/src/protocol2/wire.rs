@@ -1,0 +1,473 @@
+//! Protocol 2 on the wire (see `docs/port-protocol.md` for the byte-by-byte layout).
+//!
+//! A frame carries one or more messages back to back. Every message starts with a kind
+//! byte and a 64-bit id; the kind fixes the rest of its length. All integers are big-endian.
+
+use std::fmt;
+
+/// Request kinds (client to port).
+pub mod kind {
+    /// Wake after a duration: id, duration ns (i64), spin ns (u32).
+    pub const WAKE_AFTER: u8 = 0x01;
+    /// Wake at a deadline on the port's clock: id, deadline ns (i64), spin ns (u32).
+    pub const WAKE_AT: u8 = 0x02;
+    /// Cancel a pending wake: id.
+    pub const CANCEL: u8 = 0x03;
+    /// Read the port's clock: id.
+    pub const NOW: u8 = 0x04;
+    /// Answer to a wake: id, deadline ns (i64), lateness ns (u64).
+    pub const WOKE: u8 = 0x81;
+    /// Answer to NOW: id, the port's clock in ns (i64).
+    pub const CLOCK: u8 = 0x82;
+    /// Answer to CANCEL: id, 1 if the wake was still pending, else 0.
+    pub const CANCELLED: u8 = 0x83;
+    /// A request the port could not serve: reason (u8), id-present flag (u8), id.
+    pub const ERROR: u8 = 0xEE;
+}
+
+/// The length of each request, by kind, kind byte included; `None` for a kind that is not
+/// a request.
+pub fn request_len(kind: u8) -> Option<usize> {
+    match kind {
+        kind::WAKE_AFTER | kind::WAKE_AT => Some(21),
+        kind::CANCEL | kind::NOW => Some(9),
+        _ => None,
+    }
+}
+
+/// The length of each answer, by kind, kind byte included; `None` for a kind that is not
+/// an answer.
+pub fn answer_len(kind: u8) -> Option<usize> {
+    match kind {
+        kind::WOKE => Some(25),
+        kind::CLOCK => Some(17),
+        kind::CANCELLED => Some(10),
+        kind::ERROR => Some(11),
+        _ => None,
+    }
+}
+
+/// Why a request got an error frame. The numbers are part of the protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Reason {
+    /// A frame with no message in it.
+    EmptyFrame = 1,
+    /// A kind byte the port does not know; the rest of that frame is skipped, since its
+    /// length is unknown.
+    UnknownKind = 2,
+    /// The frame ended inside a message.
+    Truncated = 3,
+    /// A wake whose id is already pending; the pending one stands.
+    DuplicateId = 4,
+    /// As many wakes are pending as the port accepts (`--max-pending`).
+    TooManyPending = 5,
+}
+
+impl Reason {
+    /// The reason with this code, if any.
+    pub fn from_code(code: u8) -> Option<Reason> {
+        Some(match code {
+            1 => Reason::EmptyFrame,
+            2 => Reason::UnknownKind,
+            3 => Reason::Truncated,
+            4 => Reason::DuplicateId,
+            5 => Reason::TooManyPending,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Reason::EmptyFrame => "empty frame",
+            Reason::UnknownKind => "unknown message kind",
+            Reason::Truncated => "message cut short by the end of its frame",
+            Reason::DuplicateId => "id already pending",
+            Reason::TooManyPending => "too many pending wakes",
+        })
+    }
+}
+
+/// A request from the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Request {
+    /// Wake `duration_ns` after the port read the request (zero or less: at once).
+    WakeAfter {
+        /// The client's tag for this wake.
+        id: u64,
+        /// Nanoseconds from receipt to the deadline.
+        duration_ns: i64,
+        /// Nanoseconds before the deadline to stop sleeping and spin.
+        spin_ns: u32,
+    },
+    /// Wake at `deadline_ns` on the port's clock (see [`Request::Now`]).
+    WakeAt {
+        /// The client's tag for this wake.
+        id: u64,
+        /// The deadline, in nanoseconds on the port's clock.
+        deadline_ns: i64,
+        /// Nanoseconds before the deadline to stop sleeping and spin.
+        spin_ns: u32,
+    },
+    /// Cancel the pending wake `id`.
+    Cancel {
+        /// The wake to cancel.
+        id: u64,
+    },
+    /// Read the port's clock, to relate it to the client's.
+    Now {
+        /// The client's tag for this reading.
+        id: u64,
+    },
+}
+
+/// An answer from the port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Answer {
+    /// A wake fired.
+    Woke {
+        /// The wake's id.
+        id: u64,
+        /// Its deadline on the port's clock.
+        deadline_ns: i64,
+        /// How long after the deadline the port woke; never negative.
+        lateness_ns: u64,
+    },
+    /// The port's clock.
+    Clock {
+        /// The NOW request's id.
+        id: u64,
+        /// Nanoseconds since the port's origin, read as the request was served.
+        now_ns: i64,
+    },
+    /// A CANCEL was served.
+    Cancelled {
+        /// The id cancelled.
+        id: u64,
+        /// Whether that wake was still pending; if so it never answers.
+        pending: bool,
+    },
+    /// A request the port could not serve; it carries on with the next.
+    Error {
+        /// Why.
+        reason: Reason,
+        /// The offending request's id, when it got that far.
+        id: Option<u64>,
+    },
+}
+
+/// A message that could not be decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Malformed {
+    /// Why.
+    pub reason: Reason,
+    /// The id, when the message held one.
+    pub id: Option<u64>,
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    u64::from_be_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+}
+
+fn i64_at(bytes: &[u8], at: usize) -> i64 {
+    i64::from_be_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+}
+
+/// Splits a payload into messages whose lengths `len_of` knows: yields `(kind, bytes)`, or
+/// the error that ends the frame.
+fn split(
+    payload: &[u8],
+    len_of: fn(u8) -> Option<usize>,
+) -> impl Iterator<Item = Result<(u8, &[u8]), Malformed>> {
+    let mut rest = payload;
+    let mut first = true;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            let empty = std::mem::replace(&mut first, false);
+            return empty.then_some(Err(Malformed {
+                reason: Reason::EmptyFrame,
+                id: None,
+            }));
+        }
+        first = false;
+        let kind = rest[0];
+        let id = (rest.len() >= 9).then(|| u64_at(rest, 1));
+        let failed = |reason| Some(Err(Malformed { reason, id }));
+        let Some(len) = len_of(kind) else {
+            rest = &[];
+            return failed(Reason::UnknownKind);
+        };
+        if rest.len() < len {
+            rest = &[];
+            return failed(Reason::Truncated);
+        }
+        let (message, tail) = rest.split_at(len);
+        rest = tail;
+        Some(Ok((kind, message)))
+    })
+}
+
+/// Decodes the requests in one frame's payload, in order. An error ends the frame when the
+/// length of what follows is unknown (an unknown kind, a truncated message).
+pub fn decode_requests(payload: &[u8]) -> impl Iterator<Item = Result<Request, Malformed>> + '_ {
+    split(payload, request_len).map(|message| {
+        let (kind, m) = message?;
+        let id = u64_at(m, 1);
+        Ok(match kind {
+            kind::WAKE_AFTER => Request::WakeAfter {
+                id,
+                duration_ns: i64_at(m, 9),
+                spin_ns: u32_at(m, 17),
+            },
+            kind::WAKE_AT => Request::WakeAt {
+                id,
+                deadline_ns: i64_at(m, 9),
+                spin_ns: u32_at(m, 17),
+            },
+            kind::CANCEL => Request::Cancel { id },
+            kind::NOW => Request::Now { id },
+            _ => {
+                return Err(Malformed {
+                    reason: Reason::UnknownKind,
+                    id: Some(id),
+                })
+            }
+        })
+    })
+}
+
+/// Decodes the answers in one frame's payload, for clients and tests.
+pub fn decode_answers(payload: &[u8]) -> impl Iterator<Item = Result<Answer, Malformed>> + '_ {
+    split(payload, answer_len).map(|message| {
+        let (kind, m) = message?;
+        Ok(match kind {
+            kind::WOKE => Answer::Woke {
+                id: u64_at(m, 1),
+                deadline_ns: i64_at(m, 9),
+                lateness_ns: u64_at(m, 17),
+            },
+            kind::CLOCK => Answer::Clock {
+                id: u64_at(m, 1),
+                now_ns: i64_at(m, 9),
+            },
+            kind::CANCELLED => Answer::Cancelled {
+                id: u64_at(m, 1),
+                pending: m[9] != 0,
+            },
+            kind::ERROR => Answer::Error {
+                reason: Reason::from_code(m[1]).ok_or(Malformed {
+                    reason: Reason::UnknownKind,
+                    id: None,
+                })?,
+                id: (m[2] & 1 != 0).then(|| u64_at(m, 3)),
+            },
+            _ => {
+                return Err(Malformed {
+                    reason: Reason::UnknownKind,
+                    id: None,
+                })
+            }
+        })
+    })
+}
+
+impl Request {
+    /// Appends the request's bytes to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        match *self {
+            Request::WakeAfter {
+                id,
+                duration_ns: ns,
+                spin_ns,
+            }
+            | Request::WakeAt {
+                id,
+                deadline_ns: ns,
+                spin_ns,
+            } => {
+                let kind = match self {
+                    Request::WakeAfter { .. } => kind::WAKE_AFTER,
+                    _ => kind::WAKE_AT,
+                };
+                out.push(kind);
+                out.extend_from_slice(&id.to_be_bytes());
+                out.extend_from_slice(&ns.to_be_bytes());
+                out.extend_from_slice(&spin_ns.to_be_bytes());
+            }
+            Request::Cancel { id } => {
+                out.push(kind::CANCEL);
+                out.extend_from_slice(&id.to_be_bytes());
+            }
+            Request::Now { id } => {
+                out.push(kind::NOW);
+                out.extend_from_slice(&id.to_be_bytes());
+            }
+        }
+    }
+}
+
+impl Answer {
+    /// Appends the answer's bytes to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        match *self {
+            Answer::Woke {
+                id,
+                deadline_ns,
+                lateness_ns,
+            } => {
+                out.push(kind::WOKE);
+                out.extend_from_slice(&id.to_be_bytes());
+                out.extend_from_slice(&deadline_ns.to_be_bytes());
+                out.extend_from_slice(&lateness_ns.to_be_bytes());
+            }
+            Answer::Clock { id, now_ns } => {
+                out.push(kind::CLOCK);
+                out.extend_from_slice(&id.to_be_bytes());
+                out.extend_from_slice(&now_ns.to_be_bytes());
+            }
+            Answer::Cancelled { id, pending } => {
+                out.push(kind::CANCELLED);
+                out.extend_from_slice(&id.to_be_bytes());
+                out.push(u8::from(pending));
+            }
+            Answer::Error { reason, id } => {
+                out.push(kind::ERROR);
+                out.push(reason as u8);
+                out.push(u8::from(id.is_some()));
+                out.extend_from_slice(&id.unwrap_or(0).to_be_bytes());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_round_trip_and_have_their_documented_length() {
+        let requests = [
+            Request::WakeAfter {
+                id: 1,
+                duration_ns: -3,
+                spin_ns: 250_000,
+            },
+            Request::WakeAt {
+                id: u64::MAX,
+                deadline_ns: i64::MIN,
+                spin_ns: u32::MAX,
+            },
+            Request::Cancel { id: 7 },
+            Request::Now { id: 0 },
+        ];
+        let mut payload = Vec::new();
+        for request in &requests {
+            let before = payload.len();
+            request.encode(&mut payload);
+            assert_eq!(
+                Some(payload.len() - before),
+                request_len(payload[before]),
+                "{request:?}"
+            );
+        }
+        let decoded: Vec<_> = decode_requests(&payload).collect();
+        assert_eq!(decoded, requests.map(Ok));
+    }
+
+    #[test]
+    fn answers_round_trip() {
+        let answers = [
+            Answer::Woke {
+                id: 3,
+                deadline_ns: -1,
+                lateness_ns: u64::MAX,
+            },
+            Answer::Clock { id: 4, now_ns: 99 },
+            Answer::Cancelled {
+                id: 5,
+                pending: true,
+            },
+            Answer::Error {
+                reason: Reason::DuplicateId,
+                id: Some(6),
+            },
+            Answer::Error {
+                reason: Reason::EmptyFrame,
+                id: None,
+            },
+        ];
+        let mut payload = Vec::new();
+        for answer in &answers {
+            answer.encode(&mut payload);
+        }
+        let decoded: Vec<_> = decode_answers(&payload).collect();
+        assert_eq!(decoded, answers.map(Ok));
+    }
+
+    #[test]
+    fn bad_frames_say_why_and_keep_the_id_when_they_can() {
+        let empty: Vec<_> = decode_requests(&[]).collect();
+        assert_eq!(
+            empty,
+            [Err(Malformed {
+                reason: Reason::EmptyFrame,
+                id: None
+            })]
+        );
+
+        let mut payload = Vec::new();
+        Request::Now { id: 1 }.encode(&mut payload);
+        payload.push(0x7F);
+        payload.extend_from_slice(&42u64.to_be_bytes());
+        Request::Now { id: 2 }.encode(&mut payload); // skipped: after an unknown kind
+        let decoded: Vec<_> = decode_requests(&payload).collect();
+        assert_eq!(
+            decoded,
+            [
+                Ok(Request::Now { id: 1 }),
+                Err(Malformed {
+                    reason: Reason::UnknownKind,
+                    id: Some(42)
+                })
+            ]
+        );
+
+        let truncated: Vec<_> =
+            decode_requests(&[kind::WAKE_AT, 0, 0, 0, 0, 0, 0, 0, 9, 1]).collect();
+        assert_eq!(
+            truncated,
+            [Err(Malformed {
+                reason: Reason::Truncated,
+                id: Some(9)
+            })]
+        );
+        let no_id: Vec<_> = decode_requests(&[kind::CANCEL, 0, 0]).collect();
+        assert_eq!(
+            no_id,
+            [Err(Malformed {
+                reason: Reason::Truncated,
+                id: None
+            })]
+        );
+    }
+
+    #[test]
+    fn an_answer_kind_sent_as_a_request_is_an_unknown_kind() {
+        let mut payload = Vec::new();
+        Answer::Clock { id: 8, now_ns: 0 }.encode(&mut payload);
+        let decoded: Vec<_> = decode_requests(&payload).collect();
+        assert_eq!(
+            decoded,
+            [Err(Malformed {
+                reason: Reason::UnknownKind,
+                id: Some(8)
+            })]
+        );
+    }
+}

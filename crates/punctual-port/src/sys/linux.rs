@@ -1,0 +1,75 @@
+//! Linux: fds 0 and 1 as files, and a thread that watches fd 1 with `poll(2)`.
+//!
+//! `poll` asked for no events still reports `POLLERR` on the write end of a pipe once its
+//! read end is closed (pipe(7)), and `POLLHUP` on a hung-up socket or terminal, so the
+//! watcher sleeps until the owner has gone and no longer while it is there.
+
+use std::io::{self, Read, Write};
+use std::thread;
+use std::time::Duration;
+
+use super::{unix, Platform};
+
+pub(crate) use super::generic::Doorbell;
+
+pub(crate) struct Os;
+
+impl Platform for Os {
+    fn prepare_process() {
+        unix::ignore_sigpipe();
+    }
+
+    fn input() -> io::Result<Box<dyn Read + Send>> {
+        unix::input()
+    }
+
+    fn output() -> io::Result<Box<dyn Write + Send>> {
+        unix::output()
+    }
+
+    fn exit_when_output_closed() -> bool {
+        thread::Builder::new()
+            .name("output-watch".into())
+            .spawn(watch_output)
+            .is_ok()
+    }
+
+    fn set_timer_slack(slack: Duration) -> io::Result<bool> {
+        let ns = libc::c_ulong::try_from(slack.as_nanos())
+            .unwrap_or(libc::c_ulong::MAX)
+            .max(1);
+        // SAFETY: PR_SET_TIMERSLACK takes one unsigned long and only changes the calling
+        // thread's `timer_slack_ns` (prctl(2)); the unused arguments must be zero.
+        let rc = unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, ns, 0, 0, 0) };
+        if rc == 0 {
+            Ok(true)
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+}
+
+fn watch_output() {
+    loop {
+        let mut fd = libc::pollfd {
+            fd: libc::STDOUT_FILENO,
+            events: 0,
+            revents: 0,
+        };
+        // SAFETY: `fd` is one valid, writable pollfd and the count is 1 (poll(2)); a
+        // negative timeout blocks until an event.
+        let rc = unsafe { libc::poll(&mut fd, 1, -1) };
+        if rc < 0 {
+            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+        if fd.revents & libc::POLLNVAL != 0 {
+            return;
+        }
+        if fd.revents & (libc::POLLERR | libc::POLLHUP) != 0 {
+            std::process::exit(0);
+        }
+    }
+}
