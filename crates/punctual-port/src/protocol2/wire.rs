@@ -243,9 +243,21 @@ pub fn decode_requests(payload: &[u8]) -> impl Iterator<Item = Result<Request, M
 }
 
 /// Decodes the answers in one frame's payload, for clients and tests.
+///
+/// Strict: a flag byte other than 0 or 1, an id given with its flag clear, or an unknown
+/// error reason is not an answer the port sends, and reads as [`Reason::UnknownKind`].
 pub fn decode_answers(payload: &[u8]) -> impl Iterator<Item = Result<Answer, Malformed>> + '_ {
     split(payload, answer_len).map(|message| {
         let (kind, m) = message?;
+        let unknown = Malformed {
+            reason: Reason::UnknownKind,
+            id: None,
+        };
+        let flag = |byte: u8| match byte {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(unknown),
+        };
         Ok(match kind {
             kind::WOKE => Answer::Woke {
                 id: u64_at(m, 1),
@@ -258,21 +270,21 @@ pub fn decode_answers(payload: &[u8]) -> impl Iterator<Item = Result<Answer, Mal
             },
             kind::CANCELLED => Answer::Cancelled {
                 id: u64_at(m, 1),
-                pending: m[9] != 0,
+                pending: flag(m[9])?,
             },
-            kind::ERROR => Answer::Error {
-                reason: Reason::from_code(m[1]).ok_or(Malformed {
-                    reason: Reason::UnknownKind,
-                    id: None,
-                })?,
-                id: (m[2] & 1 != 0).then(|| u64_at(m, 3)),
-            },
-            _ => {
-                return Err(Malformed {
-                    reason: Reason::UnknownKind,
-                    id: None,
-                })
+            kind::ERROR => {
+                let reason = Reason::from_code(m[1]).ok_or(unknown)?;
+                let id = u64_at(m, 3);
+                match (flag(m[2])?, id) {
+                    (true, id) => Answer::Error {
+                        reason,
+                        id: Some(id),
+                    },
+                    (false, 0) => Answer::Error { reason, id: None },
+                    (false, _) => return Err(unknown),
+                }
             }
+            _ => return Err(unknown),
         })
     })
 }
