@@ -1,0 +1,54 @@
+defmodule Punctual.Wire do
+  @moduledoc false
+  # The port's protocols on the wire; docs/port-protocol.md in the repository has the
+  # layout byte by byte. Frames ({:packet, 2}) are the port driver's business: these are
+  # payloads.
+
+  # Protocol 1: one signed 64-bit request, one unsigned 64-bit answer.
+  def p1_request(ns), do: <<ns::signed-64>>
+
+  # Protocol 2 requests.
+  def wake_after(id, ns, spin), do: <<0x01, id::64, ns::signed-64, spin(spin)::32>>
+  def wake_at(id, deadline, spin), do: <<0x02, id::64, deadline::signed-64, spin(spin)::32>>
+  def cancel(id), do: <<0x03, id::64>>
+  def now(id), do: <<0x04, id::64>>
+
+  # A spin tail is a u32 on the wire: at most about 4.29 s.
+  @max_spin 0xFFFFFFFF
+  defp spin(ns) when is_integer(ns) and ns >= 0 and ns <= @max_spin, do: ns
+
+  defp spin(ns),
+    do: raise(ArgumentError, "port_spin: must be 0..#{@max_spin} ns, got: #{inspect(ns)}")
+
+  @doc false
+  def max_spin, do: @max_spin
+
+  # Protocol 2 answers: every message of a frame, in order.
+  def answers(payload), do: answers(payload, [])
+
+  defp answers(<<>>, acc), do: Enum.reverse(acc)
+
+  defp answers(<<0x81, id::64, deadline::signed-64, lateness::64, rest::binary>>, acc),
+    do: answers(rest, [{:woke, id, deadline, lateness} | acc])
+
+  defp answers(<<0x82, id::64, now::signed-64, rest::binary>>, acc),
+    do: answers(rest, [{:clock, id, now} | acc])
+
+  defp answers(<<0x83, id::64, pending, rest::binary>>, acc),
+    do: answers(rest, [{:cancelled, id, pending == 1} | acc])
+
+  defp answers(<<0xEE, reason, 1, id::64, rest::binary>>, acc),
+    do: answers(rest, [{:error, reason(reason), id} | acc])
+
+  defp answers(<<0xEE, reason, 0, _::64, rest::binary>>, acc),
+    do: answers(rest, [{:error, reason(reason), nil} | acc])
+
+  defp answers(rest, acc), do: Enum.reverse([{:malformed, rest} | acc])
+
+  def reason(1), do: :empty_frame
+  def reason(2), do: :unknown_kind
+  def reason(3), do: :truncated
+  def reason(4), do: :duplicate_id
+  def reason(5), do: :too_many_pending
+  def reason(code), do: {:unknown, code}
+end
