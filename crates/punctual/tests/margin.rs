@@ -13,6 +13,11 @@ fn estimator() -> MarginEstimator {
     MarginEstimator::new(HybridConfig::new()).unwrap()
 }
 
+/// Aimed at the bare quantile, to study the window on its own.
+fn bare() -> MarginEstimator {
+    MarginEstimator::new(HybridConfig::new().headroom(0.0)).unwrap()
+}
+
 fn feed(est: &mut MarginEstimator, native: Duration, oversleep: Duration, times: usize) {
     for _ in 0..times {
         est.record(native, oversleep);
@@ -28,19 +33,37 @@ fn before_any_sample_the_initial_margin_is_used() {
 
 #[test]
 fn the_margin_covers_the_tail_of_recent_oversleeps() {
-    let mut est = estimator();
+    let mut est = bare();
     // 1..=100 us, one each: covering 99% means the 99th smallest.
     for us in 1..=100u32 {
         est.record(NATIVE, US * us);
     }
     assert_eq!(est.plan(WAIT), Plan::Hybrid { margin: US * 99 });
-    let median = MarginEstimator::new(HybridConfig::new().tail(0.5)).map(|mut est| {
-        for us in 1..=100u32 {
-            est.record(NATIVE, US * us);
-        }
-        est.plan(WAIT).margin()
-    });
+    let median =
+        MarginEstimator::new(HybridConfig::new().tail(0.5).headroom(0.0)).map(|mut est| {
+            for us in 1..=100u32 {
+                est.record(NATIVE, US * us);
+            }
+            est.plan(WAIT).margin()
+        });
     assert_eq!(median, Ok(US * 50));
+}
+
+#[test]
+fn headroom_adds_spreads_from_the_median_to_the_tail() {
+    let mut est = estimator();
+    for us in 1..=100u32 {
+        est.record(NATIVE, US * us);
+    }
+    // q99 = 99 us, median 50 us: one spread of headroom is 49 us more.
+    assert_eq!(est.plan(WAIT).margin(), US * 148);
+    let mut steady = estimator();
+    feed(&mut steady, NATIVE, US * 25, 100);
+    assert_eq!(
+        steady.plan(WAIT).margin(),
+        US * 25,
+        "no jitter, no headroom"
+    );
 }
 
 #[test]
@@ -58,7 +81,7 @@ fn one_outlier_does_not_move_the_margin() {
 
 #[test]
 fn a_second_outlier_is_a_real_tail_and_ages_out_within_the_window() {
-    let mut est = estimator();
+    let mut est = bare();
     feed(&mut est, NATIVE, US * 30, 150);
     est.record(NATIVE, Duration::from_millis(3));
     est.record(NATIVE, Duration::from_millis(3));
@@ -76,7 +99,7 @@ fn a_second_outlier_is_a_real_tail_and_ages_out_within_the_window() {
 
 #[test]
 fn a_step_change_is_followed_within_about_a_hundred_sleeps() {
-    let mut est = estimator();
+    let mut est = bare();
     feed(&mut est, NATIVE, US * 20, 200);
     // Step up: the second slow sample already moves the tail.
     est.record(NATIVE, US * 80);
@@ -158,6 +181,14 @@ fn bad_configurations_are_refused_with_a_clear_error() {
     let cases = [
         (HybridConfig::new().tail(0.0), Error::InvalidTail(0.0)),
         (HybridConfig::new().tail(1.5), Error::InvalidTail(1.5)),
+        (
+            HybridConfig::new().headroom(-1.0),
+            Error::InvalidHeadroom(-1.0),
+        ),
+        (
+            HybridConfig::new().headroom(f64::INFINITY),
+            Error::InvalidHeadroom(f64::INFINITY),
+        ),
         (HybridConfig::new().window(0), Error::InvalidWindow(0)),
         (
             HybridConfig::new().window(1 << 20),
