@@ -128,8 +128,8 @@ fn the_cpu_budget_caps_the_spin() {
     feed(&mut est, NATIVE, US * 300, 100);
     assert_eq!(
         est.plan(WAIT),
-        Plan::OverBudget { margin: US * 300 },
-        "300 us is past a quarter of 1 ms"
+        Plan::Native { wanted: US * 300 },
+        "no oversleep fits in a quarter of 1 ms: no spin at all"
     );
     feed(&mut est, Duration::from_millis(2), US * 300, 100);
     assert_eq!(
@@ -139,10 +139,47 @@ fn the_cpu_budget_caps_the_spin() {
 
     let mut none = MarginEstimator::new(HybridConfig::new().budget(0.0)).unwrap();
     feed(&mut none, NATIVE, US, 100);
-    assert!(matches!(none.plan(WAIT), Plan::OverBudget { .. }));
+    assert_eq!(none.plan(WAIT), Plan::Native { wanted: US });
     let mut all = MarginEstimator::new(HybridConfig::new().budget(1.0)).unwrap();
     feed(&mut all, Duration::from_micros(5), US * 9, 100);
     assert_eq!(all.plan(US * 10), Plan::Hybrid { margin: US * 9 });
+}
+
+#[test]
+fn stalls_past_the_budget_do_not_make_every_wait_spin_the_budget() {
+    let mut est = estimator();
+    // 3% of sleeps stall for 1.4 ms: the 99% tail is a stall, which no budget covers.
+    for i in 0..100 {
+        let oversleep = if i % 33 == 0 { US * 1_400 } else { US * 27 };
+        est.record(NATIVE, oversleep);
+    }
+    let plan = est.plan(WAIT);
+    assert!(
+        plan.wanted() > US * 250,
+        "the tail target is the stall: {plan:?}"
+    );
+    assert_eq!(
+        plan,
+        Plan::Capped {
+            margin: US * 27,
+            wanted: plan.wanted()
+        },
+        "covers what fits"
+    );
+    assert!(plan.margin() <= WAIT / 4);
+}
+
+#[test]
+fn with_nothing_measured_a_short_wait_spins_at_most_its_budget() {
+    let est = MarginEstimator::new(HybridConfig::new().initial_margin(US * 100)).unwrap();
+    let wait = US * 100;
+    assert_eq!(
+        est.plan(wait),
+        Plan::Capped {
+            margin: US * 25,
+            wanted: US * 100
+        }
+    );
 }
 
 #[test]
@@ -151,14 +188,14 @@ fn margins_are_learned_per_sleep_length() {
     feed(&mut est, Duration::from_micros(80), US * 15, 100);
     feed(&mut est, Duration::from_millis(2), US * 40, 100);
     feed(&mut est, Duration::from_millis(9), US * 50, 100);
-    assert_eq!(est.plan(Duration::from_micros(100)).margin(), US * 15);
-    assert_eq!(est.plan(Duration::from_millis(2)).margin(), US * 40);
-    assert_eq!(est.plan(Duration::from_millis(10)).margin(), US * 50);
+    assert_eq!(est.plan(Duration::from_micros(100)).wanted(), US * 15);
+    assert_eq!(est.plan(Duration::from_millis(2)).wanted(), US * 40);
+    assert_eq!(est.plan(Duration::from_millis(10)).wanted(), US * 50);
     // A length with no samples of its own borrows from the nearest that has them, the
     // longer one when two are as near.
-    assert_eq!(est.plan(Duration::from_micros(500)).margin(), US * 40);
-    assert_eq!(est.plan(Duration::from_micros(10)).margin(), US * 15);
-    assert_eq!(est.plan(Duration::from_secs(1)).margin(), US * 50);
+    assert_eq!(est.plan(Duration::from_micros(500)).wanted(), US * 40);
+    assert_eq!(est.plan(Duration::from_micros(10)).wanted(), US * 15);
+    assert_eq!(est.plan(Duration::from_secs(1)).wanted(), US * 50);
 }
 
 #[test]

@@ -1,0 +1,31 @@
+//! Anything else: what std can tell.
+
+use std::time::Duration;
+
+use super::{CoarseClock, Facts, LoadPriority, Platform};
+
+pub struct Os;
+
+impl Platform for Os {
+    fn thread_cpu_time() -> Option<Duration> {
+        None
+    }
+
+    fn set_load_priority(priority: LoadPriority) -> Result<String, String> {
+        match priority {
+            LoadPriority::Same => Ok("default priority".to_string()),
+            _ => Err("thread priorities are not supported on this platform".to_string()),
+        }
+    }
+
+    fn coarse_clock() -> Option<CoarseClock> {
+        None
+    }
+
+    fn facts() -> Facts {
+        Facts {
+            os: std::env::consts::OS.to_string(),
+            ..Facts::default()
+        }
+    }
+}
