@@ -33,15 +33,15 @@ pub struct BenchArgs {
     pub methods: MethodList,
 
     /// Wait lengths, comma-separated (e.g. 100us,1ms,10ms).
-    #[arg(long = "wait", value_name = "LIST", default_value = "100us,1ms,10ms", value_parser = units::parse_wait_list)]
+    #[arg(long = "wait", value_name = "LIST", allow_hyphen_values = true, default_value = "100us,1ms,10ms", value_parser = units::parse_wait_list)]
     pub waits: WaitList,
 
     /// Waits to measure per method and wait length [default: measure for --duration].
-    #[arg(long, value_name = "N", conflicts_with = "duration", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, conflicts_with = "duration", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub samples: Option<u64>,
 
     /// Measuring time per method and wait length.
-    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = parse_duration_budget)]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, default_value = "1s", value_parser = parse_duration_budget)]
     pub duration: Duration,
 
     /// Unrecorded waits per method before measuring each wait length.
@@ -96,7 +96,7 @@ pub struct ProbeArgs {
     pub json: bool,
 
     /// Longest time spent timing each request in each phase.
-    #[arg(long, value_name = "TIME", default_value = "800ms", value_parser = parse_duration_budget)]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, default_value = "800ms", value_parser = parse_duration_budget)]
     pub time_per_request: Duration,
 
     /// Replace the OS sleep and clocks with a deterministic model (for tests).

@@ -48,6 +48,8 @@ pub struct Environment {
     pub timer_resolution: Option<String>,
     /// The scheduling policy of the measuring threads.
     pub scheduling: Option<String>,
+    /// The clock CPU time per wait is read from.
+    pub thread_cpu_clock: String,
 }
 
 impl Environment {
@@ -79,6 +81,7 @@ impl Environment {
             timer_degraded: info.degraded,
             timer_resolution: facts.timer_resolution,
             scheduling: facts.scheduling,
+            thread_cpu_clock: <sys::Os as Platform>::THREAD_CPU_CLOCK.to_string(),
         }
     }
 
@@ -104,6 +107,7 @@ impl Environment {
             timer_degraded: None,
             timer_resolution: None,
             scheduling: Some("SCHED_OTHER, nice 0".to_string()),
+            thread_cpu_clock: "mock CPU clock".to_string(),
         }
     }
 
@@ -177,6 +181,7 @@ impl Environment {
         );
         push("timer resolution", self.timer_resolution.clone());
         push("scheduling", self.scheduling.clone());
+        push("cpu clock", Some(self.thread_cpu_clock.clone()));
         lines
     }
 }

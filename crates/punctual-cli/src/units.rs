@@ -17,6 +17,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
+    if number.is_empty() {
+        return Err(format!(
+            "`{text}` is not a duration: write e.g. 100us, 1.5ms or 2s"
+        ));
+    }
     let nanos_per_unit: f64 = match unit.trim() {
         "ns" => 1.0,
         "us" | "µs" => 1e3,
@@ -127,7 +132,7 @@ mod tests {
         assert!(parse_wait("0").unwrap_err().contains("no unit"));
         assert!(parse_wait("0ms").unwrap_err().contains("zero"));
         assert!(parse_wait("-1ms").unwrap_err().contains("negative"));
-        assert!(parse_wait("abc").unwrap_err().contains("no unit"));
+        assert!(parse_wait("abc").unwrap_err().contains("not a duration"));
         assert!(parse_wait("1.2.3ms")
             .unwrap_err()
             .contains("not a duration"));

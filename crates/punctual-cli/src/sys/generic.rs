@@ -7,6 +7,8 @@ use super::{CoarseClock, Facts, LoadPriority, Platform};
 pub struct Os;
 
 impl Platform for Os {
+    const THREAD_CPU_CLOCK: &'static str = "none: CPU figures read 0";
+
     fn thread_cpu_time() -> Option<Duration> {
         None
     }

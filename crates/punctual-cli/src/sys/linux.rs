@@ -103,6 +103,8 @@ fn coarse_now() -> Duration {
 }
 
 impl Platform for Os {
+    const THREAD_CPU_CLOCK: &'static str = "CLOCK_THREAD_CPUTIME_ID (nanoseconds)";
+
     fn thread_cpu_time() -> Option<Duration> {
         unix::thread_cpu_time()
     }

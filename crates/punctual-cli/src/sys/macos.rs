@@ -48,6 +48,8 @@ fn sysctl_string(name: &str) -> Option<String> {
 }
 
 impl Platform for Os {
+    const THREAD_CPU_CLOCK: &'static str = "CLOCK_THREAD_CPUTIME_ID (nanoseconds)";
+
     fn thread_cpu_time() -> Option<Duration> {
         unix::thread_cpu_time()
     }

@@ -51,6 +51,9 @@ pub trait Platform {
     /// CPU time the calling thread has used so far.
     fn thread_cpu_time() -> Option<Duration>;
 
+    /// Names the clock behind [`Platform::thread_cpu_time`] and its grain, or says there is none.
+    const THREAD_CPU_CLOCK: &'static str;
+
     /// Reprioritises the calling thread; describes what it got, or why it was refused.
     fn set_load_priority(priority: LoadPriority) -> Result<String, String>;
 

@@ -60,6 +60,9 @@ fn coarse_now() -> Duration {
 }
 
 impl Platform for Os {
+    const THREAD_CPU_CLOCK: &'static str =
+        "GetThreadTimes (charged in scheduler ticks: exact only as an average over many waits)";
+
     fn thread_cpu_time() -> Option<Duration> {
         let zero = FILETIME {
             dwLowDateTime: 0,
