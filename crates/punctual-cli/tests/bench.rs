@@ -202,3 +202,106 @@ fn an_unwritable_export_is_an_error_not_a_panic() {
                 .and(predicate::str::contains("panicked").not()),
         );
 }
+
+/// Load threads start, report their priority, and stop with the run (a real run: the mock
+/// timer only replaces the methods and clocks, not the load).
+#[test]
+fn load_threads_run_and_report_their_priority() {
+    for (load, expect) in [
+        ("lower", "load threads run at"),
+        ("same", "load threads run at"),
+        ("higher", "load threads run at"),
+    ] {
+        let output = punctual()
+            .args([
+                "bench",
+                "--mock-timer",
+                "--samples",
+                "20",
+                "--wait",
+                "1ms",
+                "--methods",
+                "hybrid",
+            ])
+            .args(["--load", load, "--load-threads", "2"])
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "--load {load}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let table = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            table.contains(&format!("2 load threads at {load} priority")),
+            "{table}"
+        );
+        assert!(table.contains(expect), "{table}");
+    }
+}
+
+/// `--load higher` needs privileges; refused, it is a note in the report, not a failure.
+/// Runs the binary as `nobody` for real (Linux with setpriv, as root; skipped elsewhere,
+/// saying so).
+#[test]
+fn a_refused_load_priority_is_reported_not_fatal() {
+    let bin = assert_cmd::cargo::cargo_bin("punctual");
+    let setpriv = std::path::Path::new("/usr/bin/setpriv");
+    if !cfg!(target_os = "linux") || !setpriv.exists() || !is_root() {
+        println!("skipped: needs Linux, /usr/bin/setpriv and root to drop privileges");
+        return;
+    }
+    // The build tree may sit under a directory nobody cannot enter (/root is 0700).
+    let dir = std::env::temp_dir().join(format!("punctual-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("punctual");
+    std::fs::copy(&bin, &copy).unwrap();
+    let status = std::process::Command::new("chmod")
+        .args(["-R", "a+rx"])
+        .arg(&dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = std::process::Command::new(setpriv)
+        .args([
+            "--reuid=nobody",
+            "--regid=nogroup",
+            "--clear-groups",
+            "--inh-caps=-all",
+        ])
+        .arg(&copy)
+        .args([
+            "bench",
+            "--mock-timer",
+            "--samples",
+            "20",
+            "--wait",
+            "1ms",
+            "--methods",
+            "hybrid",
+        ])
+        .args(["--load", "higher", "--load-threads", "1"])
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        table.contains(
+            "note: load threads run at the default priority: setpriority(nice -10) refused"
+        ) && table.contains("CAP_SYS_NICE"),
+        "{table}"
+    );
+}
+
+fn is_root() -> bool {
+    std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}

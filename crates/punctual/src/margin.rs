@@ -313,10 +313,12 @@ impl MarginEstimator {
     /// What to do for a wait of `wait` from now.
     pub fn plan(&self, wait: Duration) -> Plan {
         // The native part is `wait - margin`, and the margin depends on the native length:
-        // a first guess from the whole wait settles it, as margins are a small part of a wait.
-        let native = wait.saturating_sub(self.margin_for_native(wait));
-        let wanted = self.margin_for_native(native);
+        // a first guess from the whole wait settles it. The margin never exceeds the budget,
+        // so neither may the guess, or a tail longer than the wait would send the lookup to
+        // the bucket of sleeps near zero.
         let budget = wait.mul_f64(self.config.budget);
+        let native = wait.saturating_sub(self.margin_for_native(wait).min(budget));
+        let wanted = self.margin_for_native(native);
         if wanted <= budget {
             return Plan::Hybrid { margin: wanted };
         }

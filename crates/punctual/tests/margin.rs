@@ -247,3 +247,25 @@ fn bad_configurations_are_refused_with_a_clear_error() {
         "the spin budget must be a fraction in [0, 1], e.g. 0.25; got 2"
     );
 }
+
+#[test]
+fn a_tail_longer_than_the_wait_still_reads_the_window_of_the_wait_s_own_length() {
+    let mut est = estimator();
+    // Short sleeps oversleep little; sleeps near 1 ms oversleep more and sometimes stall.
+    feed(&mut est, Duration::from_micros(75), US * 20, 100);
+    for i in 0..100 {
+        let oversleep = if i % 10 == 0 { US * 2_000 } else { US * 120 };
+        est.record(Duration::from_micros(900), oversleep);
+    }
+    // The tail target (a stall) exceeds the wait itself; the native part is still at least
+    // three quarters of the wait, so the margin must come from the 1 ms bucket, not the
+    // short sleeps' bucket.
+    let plan = est.plan(WAIT);
+    assert_eq!(
+        plan,
+        Plan::Capped {
+            margin: US * 120,
+            wanted: plan.wanted()
+        }
+    );
+}

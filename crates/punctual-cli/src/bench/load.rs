@@ -79,7 +79,8 @@ impl Load {
             .collect();
         drop(outcomes);
         let mut notes: Vec<String> = Vec::new();
-        for outcome in outcome_rx {
+        // One outcome per thread; the threads keep their senders while they spin.
+        for outcome in outcome_rx.iter().take(threads) {
             let note = match outcome {
                 Ok(got) => format!("load threads run at {got}"),
                 Err(why) => format!("load threads run at the default priority: {why}"),

@@ -28,7 +28,7 @@ impl WaitMethod for Punctual {
         let stats = self.0.stats();
         (self.0.strategy() == punctual::Strategy::Hybrid && stats.sleeps > 0).then(|| {
             format!(
-                "hybrid: last margin {}; of {} waits {} spun, {} had the margin capped by the CPU budget, {} were native only, {} native parts overran",
+                "hybrid: last margin {}; so far, of {} waits {} spun, {} had the margin capped by the CPU budget, {} were native only, {} native parts overran",
                 crate::units::format_duration(self.0.margin()),
                 stats.sleeps,
                 stats.spun,
