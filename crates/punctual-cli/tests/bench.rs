@@ -203,6 +203,18 @@ fn an_unwritable_export_is_an_error_not_a_panic() {
         );
 }
 
+/// A short mock run of the hybrid method alone.
+const QUICK_HYBRID: [&str; 8] = [
+    "bench",
+    "--mock-timer",
+    "--samples",
+    "20",
+    "--wait",
+    "1ms",
+    "--methods",
+    "hybrid",
+];
+
 /// Load threads start, report their priority, and stop with the run (a real run: the mock
 /// timer only replaces the methods and clocks, not the load).
 #[test]
@@ -213,16 +225,7 @@ fn load_threads_run_and_report_their_priority() {
         ("higher", "load threads run at"),
     ] {
         let output = punctual()
-            .args([
-                "bench",
-                "--mock-timer",
-                "--samples",
-                "20",
-                "--wait",
-                "1ms",
-                "--methods",
-                "hybrid",
-            ])
+            .args(QUICK_HYBRID)
             .args(["--load", load, "--load-threads", "2"])
             .timeout(std::time::Duration::from_secs(60))
             .output()
@@ -271,16 +274,7 @@ fn a_refused_load_priority_is_reported_not_fatal() {
             "--inh-caps=-all",
         ])
         .arg(&copy)
-        .args([
-            "bench",
-            "--mock-timer",
-            "--samples",
-            "20",
-            "--wait",
-            "1ms",
-            "--methods",
-            "hybrid",
-        ])
+        .args(QUICK_HYBRID)
         .args(["--load", "higher", "--load-threads", "1"])
         .output()
         .unwrap();

@@ -3,7 +3,8 @@ use std::time::Duration;
 
 use super::Exporter;
 use crate::bench::Report;
-use crate::units::{format_nanos, wait_label};
+use crate::output::table::cells;
+use crate::units::wait_label;
 
 /// The environment as a list, then one table per wait length, ready to paste in an issue.
 pub struct MarkdownExporter;
@@ -25,26 +26,20 @@ impl Exporter for MarkdownExporter {
             out.push_str("| method | samples | min | mean | p50 | p90 | p99 | p99.9 | max | early | cpu/wait | cpu |\n");
             out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for r in report.results.iter().filter(|r| r.wait_ns == wait) {
-                let s = &r.summary;
                 let name = if r.ours {
                     format!("**{}**", r.method)
                 } else {
                     r.method.clone()
                 };
+                let c = cells(r);
                 writeln!(
                     out,
-                    "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1}% |",
-                    s.samples,
-                    format_nanos(s.min_ns as f64),
-                    format_nanos(s.mean_ns as f64),
-                    format_nanos(s.p50_ns as f64),
-                    format_nanos(s.p90_ns as f64),
-                    format_nanos(s.p99_ns as f64),
-                    format_nanos(s.p999_ns as f64),
-                    format_nanos(s.max_ns as f64),
-                    s.early,
-                    format_nanos(s.cpu_ns_per_wait as f64),
-                    r.cpu_share * 100.0
+                    "| {name} | {} | {} | {} | {} | {} |",
+                    c.samples,
+                    c.lateness.join(" | "),
+                    c.early,
+                    c.cpu_per_wait,
+                    c.cpu_share
                 )?;
             }
         }

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use crate::bench::{Mode, Report, RunInfo};
+use crate::bench::{MethodResult, Mode, Report, RunInfo};
 use crate::environment::Environment;
 use crate::units::{format_duration, format_nanos, wait_label};
 
@@ -42,6 +42,44 @@ fn describe_run(run: &RunInfo) -> String {
     )
 }
 
+/// A result row's values, formatted for people; the table and the Markdown export lay them out.
+pub struct Cells {
+    pub samples: String,
+    /// min, mean, p50, p90, p99, p99.9, max.
+    pub lateness: [String; 7],
+    pub early: String,
+    pub missed: String,
+    pub cpu_per_wait: String,
+    pub cpu_share: String,
+}
+
+pub fn cells(r: &MethodResult) -> Cells {
+    let s = &r.summary;
+    let f = |ns: f64| {
+        if s.samples == 0 {
+            "-".to_string()
+        } else {
+            format_nanos(ns)
+        }
+    };
+    Cells {
+        samples: s.samples.to_string(),
+        lateness: [
+            f(s.min_ns as f64),
+            f(s.mean_ns as f64),
+            f(s.p50_ns as f64),
+            f(s.p90_ns as f64),
+            f(s.p99_ns as f64),
+            f(s.p999_ns as f64),
+            f(s.max_ns as f64),
+        ],
+        early: s.early.to_string(),
+        missed: s.missed.to_string(),
+        cpu_per_wait: f(s.cpu_ns_per_wait as f64),
+        cpu_share: format!("{:.1}%", r.cpu_share * 100.0),
+    }
+}
+
 pub fn render(report: &Report) -> String {
     let mut out =
         String::from("punctual bench: how late each way to wait wakes, on this machine\n");
@@ -71,41 +109,21 @@ pub fn render(report: &Report) -> String {
         }
         let _ = writeln!(out, " {:>10} {:>7}", "cpu/wait", "cpu");
         for r in &rows {
-            let s = &r.summary;
             let name = if r.ours {
                 format!("{} *", r.method)
             } else {
                 r.method.clone()
             };
-            let f = |ns: f64| {
-                if s.samples == 0 {
-                    "-".to_string()
-                } else {
-                    format_nanos(ns)
-                }
-            };
-            let _ = write!(
-                out,
-                "  {name:<12} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6}",
-                s.samples,
-                f(s.min_ns as f64),
-                f(s.mean_ns as f64),
-                f(s.p50_ns as f64),
-                f(s.p90_ns as f64),
-                f(s.p99_ns as f64),
-                f(s.p999_ns as f64),
-                f(s.max_ns as f64),
-                s.early
-            );
-            if grid {
-                let _ = write!(out, " {:>7}", s.missed);
+            let cells = cells(r);
+            let _ = write!(out, "  {name:<12} {:>7}", cells.samples);
+            for value in &cells.lateness {
+                let _ = write!(out, " {value:>9}");
             }
-            let _ = writeln!(
-                out,
-                " {:>10} {:>6.1}%",
-                f(s.cpu_ns_per_wait as f64),
-                r.cpu_share * 100.0
-            );
+            let _ = write!(out, " {:>6}", cells.early);
+            if grid {
+                let _ = write!(out, " {:>7}", cells.missed);
+            }
+            let _ = writeln!(out, " {:>10} {:>7}", cells.cpu_per_wait, cells.cpu_share);
         }
         for r in rows.iter().filter(|r| r.ours) {
             if let Some(note) = &r.note {
