@@ -8,6 +8,8 @@ pub enum Error {
     ZeroPeriod,
     /// A hybrid tail target outside `(0, 1]`.
     InvalidTail(f64),
+    /// A hybrid headroom that is negative or not finite.
+    InvalidHeadroom(f64),
     /// A margin window of zero samples, or more than [`HybridConfig::MAX_WINDOW`](crate::HybridConfig::MAX_WINDOW).
     InvalidWindow(usize),
     /// A CPU budget outside `[0, 1]`.
@@ -24,6 +26,10 @@ impl fmt::Display for Error {
                     "the hybrid tail target must be in (0, 1], e.g. 0.99; got {q}"
                 )
             }
+            Error::InvalidHeadroom(h) => write!(
+                f,
+                "the hybrid headroom must be a finite number of spreads, zero or more; got {h}"
+            ),
             Error::InvalidWindow(n) => write!(
                 f,
                 "the margin window must hold 1 to {} samples; got {n}",

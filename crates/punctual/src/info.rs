@@ -14,7 +14,9 @@ pub struct TimerInfo {
     pub high_resolution: bool,
     /// The resolution the OS reports for its monotonic clock, where it reports one.
     pub resolution: Option<Duration>,
-    /// The calling thread's timer slack (Linux), after punctual set it.
+    /// The calling thread's timer slack (Linux), after punctual set it: the slack in force,
+    /// so zero under a real-time policy, where Linux ignores the thread's slack (see
+    /// [`rt::timer_slack`](crate::rt::timer_slack)).
     pub timer_slack: Option<Duration>,
     /// Why the native timer is not the best one this OS family offers, when it is not.
     pub degraded: Option<String>,

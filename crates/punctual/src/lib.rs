@@ -27,6 +27,28 @@
 //! - [`Deadline`] and [`Poller`] / [`poll_until`]: poll a condition until a real deadline,
 //!   never until a count of iterations.
 //! - [`timer_info`]: which OS timer is in use, and whether it is degraded.
+//! - [`rt`]: the machine settings that decide lateness as much as the timer does.
+//!
+//! # Real-time
+//!
+//! A sleep is only as punctual as the thread is free to run when it wakes. [`rt`] sets
+//! up the calling thread and the machine for that, and says clearly when it cannot:
+//!
+//! - [`rt::set_realtime_priority`]: `SCHED_FIFO` on Linux (raising the soft
+//!   `RLIMIT_RTPRIO` to the hard limit first), the time-constraint policy on macOS,
+//!   time-critical priority on Windows; [`rt::PriorityAbove`] keeps a thread one FIFO
+//!   priority above another process and follows it.
+//! - [`rt::timer_slack`] and [`rt::set_timer_slack`] (Linux): what the kernel may add to
+//!   each timer; zero under a real-time policy.
+//! - [`rt::DmaLatencyGuard`] (Linux): holds `/dev/cpu_dma_latency` to keep CPUs out of deep
+//!   idle states.
+//! - [`rt::lock_memory`] (`mlockall`, Linux) and [`rt::set_affinity`] (Linux, Windows).
+//! - [`rt::spin_warning`]: a spin tail under `SCHED_FIFO` with real-time throttling on can
+//!   be stalled for the rest of a throttling period; this says so.
+//!
+//! Refusals are typed: [`rt::RtError::PermissionDenied`] carries a message naming the fixes
+//! (`CAP_SYS_NICE`, `ulimit -r`, `rtprio` in limits.conf, `LimitRTPRIO=`; `CAP_IPC_LOCK`
+//! and `ulimit -l` for memory), so a program can print it as it is.
 //!
 //! # Platform notes
 //!
@@ -47,6 +69,7 @@ mod error;
 mod info;
 pub mod margin;
 mod poll;
+pub mod rt;
 mod sleeper;
 #[allow(unsafe_code)]
 mod sys;

@@ -74,8 +74,10 @@ pub struct SleepStats {
     pub sleeps: u64,
     /// Hybrid waits that ended in a spin tail.
     pub spun: u64,
-    /// Hybrid waits done natively because the margin was past the CPU budget.
-    pub over_budget: u64,
+    /// Hybrid waits whose margin the CPU budget cut short of the tail target.
+    pub capped: u64,
+    /// Hybrid waits done natively all the way: no recent oversleep fit in the budget.
+    pub native_only: u64,
     /// Hybrid waits whose native part woke after the deadline itself: the margin was short.
     pub native_late: u64,
     /// Total time spent spinning, over all waits.
@@ -188,14 +190,13 @@ impl Sleeper {
     fn hybrid_until(&mut self, deadline: Instant, now: Instant) -> Wake {
         let wait = deadline - now;
         let plan = self.estimator.plan(wait);
-        self.last_margin = plan.margin();
-        let margin = match plan {
-            Plan::Hybrid { margin } => margin,
-            Plan::OverBudget { .. } => {
-                self.stats.over_budget += 1;
-                Duration::ZERO
-            }
-        };
+        match plan {
+            Plan::Hybrid { .. } => {}
+            Plan::Capped { .. } => self.stats.capped += 1,
+            Plan::Native { .. } => self.stats.native_only += 1,
+        }
+        let margin = plan.margin();
+        self.last_margin = margin;
         let target = deadline - margin;
         let native_woke = native_until(target);
         self.estimator.record(target - now, native_woke - target);
@@ -211,8 +212,8 @@ impl Sleeper {
         Wake::new(deadline, woke, woke - native_woke)
     }
 
-    /// The margin the hybrid strategy chose for its latest wait (before the budget applied),
-    /// or the initial margin before the first.
+    /// The margin the hybrid strategy used for its latest wait (zero when it slept natively
+    /// all the way), or the initial margin before the first.
     pub fn margin(&self) -> Duration {
         self.last_margin
     }

@@ -13,6 +13,11 @@ fn estimator() -> MarginEstimator {
     MarginEstimator::new(HybridConfig::new()).unwrap()
 }
 
+/// Aimed at the bare quantile, to study the window on its own.
+fn bare() -> MarginEstimator {
+    MarginEstimator::new(HybridConfig::new().headroom(0.0)).unwrap()
+}
+
 fn feed(est: &mut MarginEstimator, native: Duration, oversleep: Duration, times: usize) {
     for _ in 0..times {
         est.record(native, oversleep);
@@ -28,19 +33,37 @@ fn before_any_sample_the_initial_margin_is_used() {
 
 #[test]
 fn the_margin_covers_the_tail_of_recent_oversleeps() {
-    let mut est = estimator();
+    let mut est = bare();
     // 1..=100 us, one each: covering 99% means the 99th smallest.
     for us in 1..=100u32 {
         est.record(NATIVE, US * us);
     }
     assert_eq!(est.plan(WAIT), Plan::Hybrid { margin: US * 99 });
-    let median = MarginEstimator::new(HybridConfig::new().tail(0.5)).map(|mut est| {
-        for us in 1..=100u32 {
-            est.record(NATIVE, US * us);
-        }
-        est.plan(WAIT).margin()
-    });
+    let median =
+        MarginEstimator::new(HybridConfig::new().tail(0.5).headroom(0.0)).map(|mut est| {
+            for us in 1..=100u32 {
+                est.record(NATIVE, US * us);
+            }
+            est.plan(WAIT).margin()
+        });
     assert_eq!(median, Ok(US * 50));
+}
+
+#[test]
+fn headroom_adds_spreads_from_the_median_to_the_tail() {
+    let mut est = estimator();
+    for us in 1..=100u32 {
+        est.record(NATIVE, US * us);
+    }
+    // q99 = 99 us, median 50 us: one spread of headroom is 49 us more.
+    assert_eq!(est.plan(WAIT).margin(), US * 148);
+    let mut steady = estimator();
+    feed(&mut steady, NATIVE, US * 25, 100);
+    assert_eq!(
+        steady.plan(WAIT).margin(),
+        US * 25,
+        "no jitter, no headroom"
+    );
 }
 
 #[test]
@@ -58,7 +81,7 @@ fn one_outlier_does_not_move_the_margin() {
 
 #[test]
 fn a_second_outlier_is_a_real_tail_and_ages_out_within_the_window() {
-    let mut est = estimator();
+    let mut est = bare();
     feed(&mut est, NATIVE, US * 30, 150);
     est.record(NATIVE, Duration::from_millis(3));
     est.record(NATIVE, Duration::from_millis(3));
@@ -76,7 +99,7 @@ fn a_second_outlier_is_a_real_tail_and_ages_out_within_the_window() {
 
 #[test]
 fn a_step_change_is_followed_within_about_a_hundred_sleeps() {
-    let mut est = estimator();
+    let mut est = bare();
     feed(&mut est, NATIVE, US * 20, 200);
     // Step up: the second slow sample already moves the tail.
     est.record(NATIVE, US * 80);
@@ -105,8 +128,8 @@ fn the_cpu_budget_caps_the_spin() {
     feed(&mut est, NATIVE, US * 300, 100);
     assert_eq!(
         est.plan(WAIT),
-        Plan::OverBudget { margin: US * 300 },
-        "300 us is past a quarter of 1 ms"
+        Plan::Native { wanted: US * 300 },
+        "no oversleep fits in a quarter of 1 ms: no spin at all"
     );
     feed(&mut est, Duration::from_millis(2), US * 300, 100);
     assert_eq!(
@@ -116,10 +139,47 @@ fn the_cpu_budget_caps_the_spin() {
 
     let mut none = MarginEstimator::new(HybridConfig::new().budget(0.0)).unwrap();
     feed(&mut none, NATIVE, US, 100);
-    assert!(matches!(none.plan(WAIT), Plan::OverBudget { .. }));
+    assert_eq!(none.plan(WAIT), Plan::Native { wanted: US });
     let mut all = MarginEstimator::new(HybridConfig::new().budget(1.0)).unwrap();
     feed(&mut all, Duration::from_micros(5), US * 9, 100);
     assert_eq!(all.plan(US * 10), Plan::Hybrid { margin: US * 9 });
+}
+
+#[test]
+fn stalls_past_the_budget_do_not_make_every_wait_spin_the_budget() {
+    let mut est = estimator();
+    // 3% of sleeps stall for 1.4 ms: the 99% tail is a stall, which no budget covers.
+    for i in 0..100 {
+        let oversleep = if i % 33 == 0 { US * 1_400 } else { US * 27 };
+        est.record(NATIVE, oversleep);
+    }
+    let plan = est.plan(WAIT);
+    assert!(
+        plan.wanted() > US * 250,
+        "the tail target is the stall: {plan:?}"
+    );
+    assert_eq!(
+        plan,
+        Plan::Capped {
+            margin: US * 27,
+            wanted: plan.wanted()
+        },
+        "covers what fits"
+    );
+    assert!(plan.margin() <= WAIT / 4);
+}
+
+#[test]
+fn with_nothing_measured_a_short_wait_spins_at_most_its_budget() {
+    let est = MarginEstimator::new(HybridConfig::new().initial_margin(US * 100)).unwrap();
+    let wait = US * 100;
+    assert_eq!(
+        est.plan(wait),
+        Plan::Capped {
+            margin: US * 25,
+            wanted: US * 100
+        }
+    );
 }
 
 #[test]
@@ -128,14 +188,14 @@ fn margins_are_learned_per_sleep_length() {
     feed(&mut est, Duration::from_micros(80), US * 15, 100);
     feed(&mut est, Duration::from_millis(2), US * 40, 100);
     feed(&mut est, Duration::from_millis(9), US * 50, 100);
-    assert_eq!(est.plan(Duration::from_micros(100)).margin(), US * 15);
-    assert_eq!(est.plan(Duration::from_millis(2)).margin(), US * 40);
-    assert_eq!(est.plan(Duration::from_millis(10)).margin(), US * 50);
+    assert_eq!(est.plan(Duration::from_micros(100)).wanted(), US * 15);
+    assert_eq!(est.plan(Duration::from_millis(2)).wanted(), US * 40);
+    assert_eq!(est.plan(Duration::from_millis(10)).wanted(), US * 50);
     // A length with no samples of its own borrows from the nearest that has them, the
     // longer one when two are as near.
-    assert_eq!(est.plan(Duration::from_micros(500)).margin(), US * 40);
-    assert_eq!(est.plan(Duration::from_micros(10)).margin(), US * 15);
-    assert_eq!(est.plan(Duration::from_secs(1)).margin(), US * 50);
+    assert_eq!(est.plan(Duration::from_micros(500)).wanted(), US * 40);
+    assert_eq!(est.plan(Duration::from_micros(10)).wanted(), US * 15);
+    assert_eq!(est.plan(Duration::from_secs(1)).wanted(), US * 50);
 }
 
 #[test]
@@ -158,6 +218,14 @@ fn bad_configurations_are_refused_with_a_clear_error() {
     let cases = [
         (HybridConfig::new().tail(0.0), Error::InvalidTail(0.0)),
         (HybridConfig::new().tail(1.5), Error::InvalidTail(1.5)),
+        (
+            HybridConfig::new().headroom(-1.0),
+            Error::InvalidHeadroom(-1.0),
+        ),
+        (
+            HybridConfig::new().headroom(f64::INFINITY),
+            Error::InvalidHeadroom(f64::INFINITY),
+        ),
         (HybridConfig::new().window(0), Error::InvalidWindow(0)),
         (
             HybridConfig::new().window(1 << 20),
@@ -177,5 +245,27 @@ fn bad_configurations_are_refused_with_a_clear_error() {
     assert_eq!(
         Error::InvalidBudget(2.0).to_string(),
         "the spin budget must be a fraction in [0, 1], e.g. 0.25; got 2"
+    );
+}
+
+#[test]
+fn a_tail_longer_than_the_wait_still_reads_the_window_of_the_wait_s_own_length() {
+    let mut est = estimator();
+    // Short sleeps oversleep little; sleeps near 1 ms oversleep more and sometimes stall.
+    feed(&mut est, Duration::from_micros(75), US * 20, 100);
+    for i in 0..100 {
+        let oversleep = if i % 10 == 0 { US * 2_000 } else { US * 120 };
+        est.record(Duration::from_micros(900), oversleep);
+    }
+    // The tail target (a stall) exceeds the wait itself; the native part is still at least
+    // three quarters of the wait, so the margin must come from the 1 ms bucket, not the
+    // short sleeps' bucket.
+    let plan = est.plan(WAIT);
+    assert_eq!(
+        plan,
+        Plan::Capped {
+            margin: US * 120,
+            wanted: plan.wanted()
+        }
     );
 }

@@ -4,6 +4,14 @@
 //! `std::time::Instant` reads `CLOCK_MONOTONIC` here, so an absolute target computed on that
 //! clock cannot fire before the `Instant` deadline. The target is absolute so that a signal
 //! handler interrupting the sleep (`EINTR`) costs a retry, not a drift.
+//!
+//! The real-time controls live in the sibling files: `linux/rt.rs` (slack, DMA latency,
+//! memory locking, throttling), `linux/sched.rs` (policy and priority) and
+//! `linux/affinity.rs`.
+
+mod affinity;
+mod rt;
+mod sched;
 
 use std::cell::Cell;
 use std::io;
@@ -26,6 +34,17 @@ enum Slack {
 
 thread_local! {
     static SLACK: Cell<Slack> = const { Cell::new(Slack::NotYet) };
+}
+
+/// The slack is the caller's choice from now on: the native sleep leaves it alone.
+fn slack_chosen() {
+    SLACK.with(|slack| slack.set(Slack::Set));
+}
+
+/// Called after a change of scheduling policy: leaving a real-time policy resets the slack
+/// to the process default (Linux 6.7 and later), so the next native sleep sets it again.
+fn slack_reset() {
+    SLACK.with(|slack| slack.set(Slack::NotYet));
 }
 
 /// Timer slack is a per-thread attribute, so it is set on the sleeping thread, once.
@@ -72,12 +91,6 @@ fn clock_resolution() -> Option<Duration> {
     // SAFETY: `ts` is a valid, writable timespec (clock_getres(2)).
     let rc = unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC, &mut ts) };
     (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
-}
-
-fn timer_slack() -> Option<Duration> {
-    // SAFETY: PR_GET_TIMERSLACK takes no argument and returns the calling thread's slack.
-    let rc = unsafe { libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0) };
-    (rc >= 0).then(|| Duration::from_nanos(rc as u64))
 }
 
 impl Platform for Os {
@@ -128,7 +141,7 @@ impl Platform for Os {
             mechanism: "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)",
             high_resolution,
             resolution,
-            timer_slack: timer_slack(),
+            timer_slack: rt::timer_slack_in_force().ok(),
             degraded: (!degraded.is_empty()).then(|| degraded.join("; ")),
         }
     }

@@ -2,6 +2,10 @@
 //!
 //! `std::time::Instant` reads `CLOCK_UPTIME_RAW`, which is `mach_absolute_time` scaled to
 //! nanoseconds, so a tick deadline rounded up from the `Instant` deadline is not early.
+//!
+//! The real-time controls are in `macos/rt.rs`.
+
+mod rt;
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};

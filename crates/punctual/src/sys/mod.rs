@@ -10,11 +10,17 @@
 //! | `windows.rs` | Windows                  | high-resolution waitable timer, cached per thread    |
 //! | `generic.rs` | anything else            | `std::thread::sleep`                                 |
 //!
+//! Each `Os` also implements [`RealTime`], the controls behind `crate::rt`; the Linux,
+//! macOS and Windows ones live in a `rt.rs` (and siblings) under the backend's folder.
+//!
 //! The rest of the crate names only `sys::Os` and the types re-exported here; it never
 //! writes `cfg(target_os)`. Unsafe code lives here and nowhere else.
 
+use std::fmt;
+use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
+use crate::rt::{RtError, RtThrottling, Scheduling};
 use crate::TimerInfo;
 
 /// What every backend provides.
@@ -34,6 +40,42 @@ pub(crate) trait Platform {
     /// Describes the native timer as the calling thread sees it.
     fn timer_info() -> TimerInfo;
 }
+
+/// The real-time controls every backend provides; see `crate::rt` for what each means.
+///
+/// A backend returns `RtError::Unsupported` for what its OS lacks rather than pretend.
+/// Priorities arrive already checked against `priority_range`.
+pub(crate) trait RealTime {
+    /// An open request for a CPU wake-up latency, withdrawn when dropped.
+    type DmaLatency: fmt::Debug + Send + Sync;
+
+    fn timer_slack() -> Result<Duration, RtError>;
+    fn set_timer_slack(slack: Duration) -> Result<(), RtError>;
+    fn current_scheduling() -> Result<Scheduling, RtError>;
+    fn scheduling_of(pid: u32) -> Result<Scheduling, RtError>;
+    fn priority_range() -> RangeInclusive<i32>;
+    fn set_realtime_priority(priority: i32) -> Result<Scheduling, RtError>;
+    fn set_normal_scheduling() -> Result<Scheduling, RtError>;
+    fn hold_dma_latency(latency_us: i32) -> Result<Self::DmaLatency, RtError>;
+    fn lock_memory() -> Result<(), RtError>;
+    fn unlock_memory() -> Result<(), RtError>;
+    fn set_affinity(cpus: &[usize]) -> Result<(), RtError>;
+    fn available_cpus() -> Result<Vec<usize>, RtError>;
+    fn rt_throttling() -> Option<RtThrottling>;
+}
+
+/// The DMA-latency request type of the backend in use.
+pub(crate) type DmaLatency = <Os as RealTime>::DmaLatency;
+
+/// The request type of backends that cannot hold one: it has no values.
+#[derive(Debug)]
+#[allow(dead_code)]
+pub(crate) enum NoDmaLatency {}
+
+/// The priorities accepted where the OS has a single real-time level and ignores the number:
+/// the Linux `SCHED_FIFO` range, so one setting works everywhere.
+#[allow(dead_code)]
+pub(crate) const PORTABLE_PRIORITIES: RangeInclusive<i32> = 1..=99;
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod linux;

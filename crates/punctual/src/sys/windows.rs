@@ -6,6 +6,10 @@
 //! The due time is relative (negative, in 100 ns units) and rounded up; the caller re-checks
 //! `Instant` (QueryPerformanceCounter) afterwards, since the timer runs on the interrupt
 //! clock and may fire a little before a QPC deadline.
+//!
+//! The real-time controls are in `windows/rt.rs`.
+
+mod rt;
 
 use std::time::{Duration, Instant};
 

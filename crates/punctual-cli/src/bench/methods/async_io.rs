@@ -1,0 +1,20 @@
+use std::time::Instant;
+
+use crate::bench::method::{MethodSpec, WaitMethod};
+
+/// async-io's `Timer::at`, driven by `async_io::block_on` on the measuring thread.
+struct AsyncIo;
+
+impl WaitMethod for AsyncIo {
+    fn wait_until(&mut self, deadline: Instant) -> Instant {
+        async_io::block_on(async_io::Timer::at(deadline));
+        Instant::now()
+    }
+}
+
+pub const SPEC: MethodSpec = MethodSpec {
+    name: "async-io",
+    about: "async_io::Timer::at under async_io::block_on",
+    ours: false,
+    create: || Ok(Box::new(AsyncIo)),
+};

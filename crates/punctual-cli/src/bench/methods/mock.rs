@@ -1,0 +1,79 @@
+//! Stand-ins for every method, on a virtual clock: each wakes late by a fixed,
+//! deterministic pattern shaped like the real method's, so CLI tests see stable output.
+//! Selected by the hidden `--mock-timer` flag; never part of a real run.
+
+use std::time::{Duration, Instant};
+
+use crate::bench::clock::MockClock;
+use crate::bench::method::WaitMethod;
+use crate::rng::Rng;
+
+/// How a mock method wakes: `base + U[0, jitter)`, plus `tail` on every `tail_every`-th
+/// wait; its CPU cost is `cpu` plus, for spinning methods, `spin_share` of the wait.
+#[derive(Debug, Clone, Copy)]
+struct Profile {
+    base_ns: u64,
+    jitter_ns: u64,
+    tail_every: u64,
+    tail_ns: u64,
+    cpu_ns: u64,
+    spin_share: f64,
+}
+
+fn profile(name: &str) -> Profile {
+    let p = |base_ns, jitter_ns, tail_ns, cpu_ns, spin_share| Profile {
+        base_ns,
+        jitter_ns,
+        tail_every: 97,
+        tail_ns,
+        cpu_ns,
+        spin_share,
+    };
+    match name {
+        "native" => p(18_000, 6_000, 250_000, 3_000, 0.0),
+        "hybrid" => p(30, 60, 20_000, 9_000, 0.0),
+        "spin" => p(20, 30, 0, 0, 1.0),
+        "std" => p(70_000, 25_000, 300_000, 3_500, 0.0),
+        "spin_sleep" => p(40, 90, 0, 45_000, 0.0),
+        "tokio" => p(1_050_000, 40_000, 500_000, 6_000, 0.0),
+        "async-io" => p(60_000, 20_000, 300_000, 5_000, 0.0),
+        _ => p(10_000, 10_000, 100_000, 2_000, 0.0),
+    }
+}
+
+pub struct MockMethod {
+    profile: Profile,
+    clock: MockClock,
+    rng: Rng,
+    waits: u64,
+}
+
+impl MockMethod {
+    pub fn new(name: &str, clock: MockClock) -> MockMethod {
+        let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
+        MockMethod {
+            profile: profile(name),
+            clock,
+            rng: Rng::new(seed),
+            waits: 0,
+        }
+    }
+}
+
+impl WaitMethod for MockMethod {
+    fn wait_until(&mut self, deadline: Instant) -> Instant {
+        use crate::bench::clock::Clock;
+        self.waits += 1;
+        let p = self.profile;
+        let mut late = p.base_ns + self.rng.below(p.jitter_ns);
+        if self.waits % p.tail_every == 0 {
+            late += p.tail_ns;
+        }
+        let wait = deadline.saturating_duration_since(self.clock.now());
+        let cpu = Duration::from_nanos(p.cpu_ns) + wait.mul_f64(p.spin_share);
+        let woke = deadline.max(self.clock.now()) + Duration::from_nanos(late);
+        self.clock.advance_to(woke, cpu)
+    }
+}

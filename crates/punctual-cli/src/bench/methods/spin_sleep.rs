@@ -1,0 +1,31 @@
+use std::time::Instant;
+
+use spin_sleep::SpinSleeper;
+
+use crate::bench::method::{MethodSpec, WaitMethod};
+
+/// The spin_sleep crate's default sleeper: native sleep less a fixed accuracy (125 us on
+/// Unix), then spin.
+struct SpinSleep(SpinSleeper);
+
+impl WaitMethod for SpinSleep {
+    fn wait_until(&mut self, deadline: Instant) -> Instant {
+        self.0.sleep_until(deadline);
+        Instant::now()
+    }
+
+    fn note(&self) -> Option<String> {
+        Some(format!(
+            "spin_sleep: fixed native accuracy {} ns, spin strategy {:?}",
+            self.0.native_accuracy_ns(),
+            self.0.spin_strategy()
+        ))
+    }
+}
+
+pub const SPEC: MethodSpec = MethodSpec {
+    name: "spin_sleep",
+    about: "the spin_sleep crate's default SpinSleeper",
+    ours: false,
+    create: || Ok(Box::new(SpinSleep(SpinSleeper::default()))),
+};

@@ -1,0 +1,20 @@
+use std::time::Instant;
+
+use crate::bench::method::{MethodSpec, WaitMethod};
+
+/// What a naive program does: `std::thread::sleep` for the time left.
+struct StdSleep;
+
+impl WaitMethod for StdSleep {
+    fn wait_until(&mut self, deadline: Instant) -> Instant {
+        std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
+        Instant::now()
+    }
+}
+
+pub const SPEC: MethodSpec = MethodSpec {
+    name: "std",
+    about: "std::thread::sleep for the time left",
+    ours: false,
+    create: || Ok(Box::new(StdSleep)),
+};

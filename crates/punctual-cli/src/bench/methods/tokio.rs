@@ -1,0 +1,26 @@
+use std::time::Instant;
+
+use crate::bench::method::{MethodSpec, WaitMethod};
+
+/// `tokio::time::sleep_until` on a current-thread runtime driven by the measuring thread.
+struct Tokio(tokio::runtime::Runtime);
+
+impl WaitMethod for Tokio {
+    fn wait_until(&mut self, deadline: Instant) -> Instant {
+        self.0
+            .block_on(async { tokio::time::sleep_until(deadline.into()).await });
+        Instant::now()
+    }
+}
+
+pub const SPEC: MethodSpec = MethodSpec {
+    name: "tokio",
+    about: "tokio::time::sleep_until on a current-thread runtime",
+    ours: false,
+    create: || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()?;
+        Ok(Box::new(Tokio(runtime)))
+    },
+};

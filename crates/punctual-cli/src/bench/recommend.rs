@@ -1,0 +1,210 @@
+//! The one-line advice: for each wait length, among the methods that never woke early and
+//! spent at most a quarter of a core, the one that wakes closest to its deadline.
+//!
+//! "Closest" is judged on the p99 when there are at least 1,000 samples, and on the p90
+//! otherwise: a p99 of 100 samples is their second-largest, which says more about the one
+//! stall that happened than about the method. Values within 20% (or 100 ns) of the best
+//! count as ties, broken by the median, then by the lower CPU cost.
+
+use std::time::Duration;
+
+use super::MethodResult;
+use crate::units::{format_nanos, wait_label};
+
+/// The most CPU a recommended method may spend, as a share of the wait.
+pub const CPU_CEILING: f64 = 0.25;
+
+/// Enough samples for a p99 to mean something.
+const P99_SAMPLES: u64 = 1000;
+
+fn tail(r: &MethodResult) -> u64 {
+    if r.summary.samples >= P99_SAMPLES {
+        r.summary.p99_ns
+    } else {
+        r.summary.p90_ns
+    }
+}
+
+fn tied(value: u64, best: u64) -> bool {
+    value as f64 <= (best as f64 * 1.2).max(best as f64 + 100.0)
+}
+
+/// The best of `candidates` by the rule in the module docs.
+fn best_of<'a>(candidates: &[&'a MethodResult]) -> Option<&'a MethodResult> {
+    let best_tail = candidates.iter().map(|r| tail(r)).min()?;
+    let close: Vec<&MethodResult> = candidates
+        .iter()
+        .copied()
+        .filter(|r| tied(tail(r), best_tail))
+        .collect();
+    let best_median = close.iter().map(|r| r.summary.p50_ns).min()?;
+    close
+        .into_iter()
+        .filter(|r| tied(r.summary.p50_ns, best_median))
+        .min_by_key(|r| r.summary.cpu_ns_per_wait)
+}
+
+/// The best method at one wait length, and whether it kept within the CPU ceiling.
+fn winner<'a>(at: &[&'a MethodResult]) -> Option<(&'a MethodResult, bool)> {
+    let honest: Vec<&MethodResult> = at
+        .iter()
+        .copied()
+        .filter(|r| r.summary.early == 0 && r.summary.samples > 0)
+        .collect();
+    let frugal: Vec<&MethodResult> = honest
+        .iter()
+        .copied()
+        .filter(|r| r.cpu_share <= CPU_CEILING)
+        .collect();
+    best_of(&frugal)
+        .map(|r| (r, true))
+        .or_else(|| best_of(&honest).map(|r| (r, false)))
+}
+
+/// The advice for `results` (several wait lengths, several methods each), or `None` when
+/// nothing was measured.
+pub fn recommend(results: &[MethodResult]) -> Option<String> {
+    let mut waits: Vec<u64> = results.iter().map(|r| r.wait_ns).collect();
+    waits.dedup();
+    let winners: Vec<(u64, &MethodResult, bool)> = waits
+        .iter()
+        .filter_map(|&wait| {
+            let at: Vec<&MethodResult> = results.iter().filter(|r| r.wait_ns == wait).collect();
+            winner(&at).map(|(r, within)| (wait, r, within))
+        })
+        .collect();
+    let first = winners.first()?;
+    let rule = "closest to the deadline among the methods that never woke early and spent at most a quarter of a core";
+    if winners.iter().all(|(_, r, _)| r.method == first.1.method) {
+        let (wait, best, within) = *winners
+            .iter()
+            .find(|(wait, _, _)| *wait == 1_000_000)
+            .unwrap_or(&winners[winners.len() / 2]);
+        let std = results
+            .iter()
+            .find(|r| r.wait_ns == wait && r.method == "std" && best.method != "std");
+        let versus = std.map_or(String::new(), |s| {
+            format!(
+                "; std::thread::sleep woke {} late at the median",
+                format_nanos(s.summary.p50_ns as f64)
+            )
+        });
+        let caveat = if within {
+            ""
+        } else {
+            " (none stayed within a quarter of a core)"
+        };
+        let percentile = if best.summary.samples >= P99_SAMPLES {
+            "p99"
+        } else {
+            "p90"
+        };
+        return Some(format!(
+            "use `{}` here ({rule}){caveat}: at {} it woke {} late at the median and {} at {percentile}, for {:.1}% of a core{versus}.",
+            best.method,
+            wait_label(Duration::from_nanos(wait)),
+            format_nanos(best.summary.p50_ns as f64),
+            format_nanos(tail(best) as f64),
+            best.cpu_share * 100.0,
+        ));
+    }
+    let parts: Vec<String> = winners
+        .iter()
+        .map(|(wait, r, within)| {
+            let caveat = if *within {
+                ""
+            } else {
+                " (over a quarter of a core)"
+            };
+            format!(
+                "`{}` for {}{caveat}",
+                r.method,
+                wait_label(Duration::from_nanos(*wait))
+            )
+        })
+        .collect();
+    Some(format!("use {} ({rule}).", parts.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::stats::Summary;
+    use crate::bench::Mode;
+
+    fn result(
+        method: &str,
+        samples: u64,
+        p50: u64,
+        p90: u64,
+        p99: u64,
+        cpu_share: f64,
+        early: u64,
+    ) -> MethodResult {
+        MethodResult {
+            method: method.to_string(),
+            ours: false,
+            wait_ns: 1_000_000,
+            mode: Mode::Single,
+            summary: Summary {
+                samples,
+                min_ns: 0,
+                mean_ns: p50 as i64,
+                p50_ns: p50,
+                p90_ns: p90,
+                p99_ns: p99,
+                p999_ns: p99,
+                max_ns: p99,
+                early,
+                early_max_ns: 0,
+                missed: 0,
+                cpu_ns_per_wait: (cpu_share * 1e6) as u64,
+            },
+            cpu_share,
+            note: None,
+        }
+    }
+
+    #[test]
+    fn early_wakers_and_cpu_hogs_are_not_recommended() {
+        let results = [
+            result("spin", 3000, 20, 30, 40, 1.0, 0),
+            result("early", 3000, 10, 10, 10, 0.01, 3),
+            result("hybrid", 3000, 25, 40, 300, 0.03, 0),
+            result("native", 3000, 20_000, 30_000, 60_000, 0.01, 0),
+        ];
+        assert!(recommend(&results)
+            .unwrap()
+            .starts_with("use `hybrid` here"));
+    }
+
+    #[test]
+    fn equal_tails_go_to_the_better_median_then_the_cheaper() {
+        let results = [
+            result("native", 3000, 30_000, 50_000, 1_200_000, 0.02, 0),
+            result("hybrid", 3000, 20, 40, 1_220_000, 0.14, 0),
+            result("std", 3000, 76_000, 100_000, 1_500_000, 0.02, 0),
+        ];
+        assert!(recommend(&results)
+            .unwrap()
+            .starts_with("use `hybrid` here"));
+        let cheaper = [
+            result("a", 3000, 100, 200, 300, 0.10, 0),
+            result("b", 3000, 100, 200, 300, 0.05, 0),
+        ];
+        assert!(recommend(&cheaper).unwrap().starts_with("use `b` here"));
+    }
+
+    #[test]
+    fn few_samples_are_judged_on_the_p90() {
+        let results = [
+            result("lucky", 100, 30_000, 50_000, 200_000, 0.02, 0),
+            result("hybrid", 100, 20, 40, 1_600_000, 0.06, 0),
+        ];
+        let advice = recommend(&results).unwrap();
+        assert!(
+            advice.starts_with("use `hybrid` here") && advice.contains("at p90"),
+            "{advice}"
+        );
+    }
+}

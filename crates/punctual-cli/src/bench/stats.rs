@@ -1,0 +1,173 @@
+//! Lateness statistics: an HDR histogram of how late each wait woke, with early wakes
+//! counted apart (a histogram cannot hold a negative value, and an early wake is a different
+//! failure, not a small lateness).
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// One measured wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample {
+    /// Woke minus deadline; negative for an early wake.
+    pub lateness_ns: i64,
+    /// CPU time the wait used.
+    pub cpu_ns: u64,
+}
+
+/// Collects the samples of one method at one wait length.
+#[derive(Debug, Clone)]
+pub struct Recorder {
+    histogram: Histogram<u64>,
+    count: u64,
+    min_ns: i64,
+    sum_ns: i128,
+    early: u64,
+    early_max_ns: u64,
+    cpu_sum_ns: u128,
+    missed: u64,
+    wall_ns: u128,
+}
+
+/// The longest lateness the histogram holds exactly to 3 significant figures; beyond it
+/// values saturate (an hour late is reported as an hour).
+const HIGHEST_NS: u64 = 3_600_000_000_000;
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Recorder {
+            histogram: Histogram::new_with_bounds(1, HIGHEST_NS, 3)
+                .expect("valid histogram bounds"),
+            count: 0,
+            min_ns: i64::MAX,
+            sum_ns: 0,
+            early: 0,
+            early_max_ns: 0,
+            cpu_sum_ns: 0,
+            missed: 0,
+            wall_ns: 0,
+        }
+    }
+}
+
+impl Recorder {
+    pub fn record(&mut self, sample: Sample) {
+        self.count += 1;
+        self.min_ns = self.min_ns.min(sample.lateness_ns);
+        self.sum_ns += i128::from(sample.lateness_ns);
+        self.cpu_sum_ns += u128::from(sample.cpu_ns);
+        if sample.lateness_ns < 0 {
+            self.early += 1;
+            self.early_max_ns = self.early_max_ns.max(sample.lateness_ns.unsigned_abs());
+        }
+        let late = sample.lateness_ns.max(0) as u64;
+        self.histogram.saturating_record(late.min(HIGHEST_NS));
+    }
+
+    /// Grid points skipped because the method woke too late to make them.
+    pub fn add_missed(&mut self, missed: u64) {
+        self.missed += missed;
+    }
+
+    /// Wall time spent measuring, to stop a time-boxed run.
+    pub fn add_wall(&mut self, wall_ns: u128) {
+        self.wall_ns += wall_ns;
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    pub fn wall_ns(&self) -> u128 {
+        self.wall_ns
+    }
+
+    pub fn histogram(&self) -> &Histogram<u64> {
+        &self.histogram
+    }
+
+    pub fn summary(&self) -> Summary {
+        let q = |quantile| self.histogram.value_at_quantile(quantile);
+        let n = self.count.max(1);
+        Summary {
+            samples: self.count,
+            min_ns: if self.count == 0 { 0 } else { self.min_ns },
+            mean_ns: (self.sum_ns / i128::from(n)) as i64,
+            p50_ns: q(0.5),
+            p90_ns: q(0.9),
+            p99_ns: q(0.99),
+            p999_ns: q(0.999),
+            max_ns: self.histogram.max(),
+            early: self.early,
+            early_max_ns: self.early_max_ns,
+            missed: self.missed,
+            cpu_ns_per_wait: (self.cpu_sum_ns / u128::from(n)) as u64,
+        }
+    }
+}
+
+/// The numbers a results row shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Waits measured.
+    pub samples: u64,
+    /// Least lateness; negative when a wait woke early.
+    pub min_ns: i64,
+    /// Mean lateness, early wakes counted as negative.
+    pub mean_ns: i64,
+    /// Median lateness (early wakes count as 0 in the percentiles).
+    pub p50_ns: u64,
+    /// 90th percentile of lateness.
+    pub p90_ns: u64,
+    /// 99th percentile of lateness.
+    pub p99_ns: u64,
+    /// 99.9th percentile of lateness.
+    pub p999_ns: u64,
+    /// Greatest lateness.
+    pub max_ns: u64,
+    /// Waits that returned before their deadline.
+    pub early: u64,
+    /// How early the earliest of them was.
+    pub early_max_ns: u64,
+    /// Grid points skipped (grid mode) because a wait woke after the next one.
+    pub missed: u64,
+    /// CPU time per wait, on the waiting thread plus any helper thread of the method.
+    pub cpu_ns_per_wait: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn early_wakes_are_counted_apart_and_pull_min_and_mean_down() {
+        let mut rec = Recorder::default();
+        for lateness_ns in [100, 200, 300, -50] {
+            rec.record(Sample {
+                lateness_ns,
+                cpu_ns: 1_000,
+            });
+        }
+        let s = rec.summary();
+        assert_eq!(
+            (s.samples, s.min_ns, s.mean_ns, s.early, s.early_max_ns),
+            (4, -50, 137, 1, 50)
+        );
+        assert_eq!((s.p50_ns, s.max_ns, s.cpu_ns_per_wait), (100, 300, 1_000));
+    }
+
+    #[test]
+    fn small_latenesses_are_exact_to_the_nanosecond() {
+        let mut rec = Recorder::default();
+        for lateness_ns in 1..=1000 {
+            rec.record(Sample {
+                lateness_ns,
+                cpu_ns: 0,
+            });
+        }
+        let s = rec.summary();
+        assert_eq!(
+            (s.p50_ns, s.p90_ns, s.p99_ns, s.p999_ns, s.max_ns),
+            (500, 900, 990, 999, 1000)
+        );
+    }
+}

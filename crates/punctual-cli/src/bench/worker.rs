@@ -1,0 +1,200 @@
+//! One thread per method: the method is created there and measured there, one batch at a
+//! time, while every other method's thread waits. Nothing else runs on it, so its timer
+//! slack, learned margin or runtime are its own, and its CPU clock counts only its waits.
+
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Context};
+
+use super::clock::{Clock, MockClock, RealClock};
+use super::method::{MethodSpec, WaitMethod};
+use super::methods::mock::MockMethod;
+use super::stats::Sample;
+use super::{Mode, Phase};
+use crate::rng::Rng;
+
+/// What one batch measures.
+#[derive(Debug, Clone, Copy)]
+pub struct Batch {
+    pub mode: Mode,
+    pub phase: Phase,
+    pub wait: Duration,
+    pub count: u64,
+    pub seed: u64,
+}
+
+/// What one batch measured.
+#[derive(Debug, Default)]
+pub struct BatchResult {
+    pub samples: Vec<Sample>,
+    pub missed: u64,
+    pub wall: Duration,
+    pub note: Option<String>,
+}
+
+pub struct Worker {
+    pub name: &'static str,
+    commands: Sender<Option<Batch>>,
+    results: Receiver<anyhow::Result<BatchResult>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Worker {
+    /// Starts the thread and creates the method on it; `mock` swaps in a virtual clock.
+    pub fn start(spec: &'static MethodSpec, mock: bool) -> anyhow::Result<Worker> {
+        let (commands, command_rx) = channel::<Option<Batch>>();
+        let (result_tx, results) = channel();
+        let thread = std::thread::Builder::new()
+            .name(format!("bench-{}", spec.name))
+            .spawn(move || {
+                if mock {
+                    let clock = MockClock::new();
+                    let method = MockMethod::new(spec.name, clock.clone());
+                    serve(Box::new(method), &clock, &command_rx, &result_tx);
+                } else {
+                    match (spec.create)() {
+                        Ok(method) => serve(method, &RealClock, &command_rx, &result_tx),
+                        Err(e) => drop(result_tx.send(Err(e))),
+                    }
+                }
+            })
+            .context("starting a measuring thread")?;
+        Ok(Worker {
+            name: spec.name,
+            commands,
+            results,
+            thread: Some(thread),
+        })
+    }
+
+    /// Measures one batch; blocks until it is done.
+    pub fn run(&self, batch: Batch) -> anyhow::Result<BatchResult> {
+        self.commands
+            .send(Some(batch))
+            .map_err(|_| anyhow!("the {} method's thread ended", self.name))?;
+        self.results
+            .recv()
+            .map_err(|_| anyhow!("the {} method's thread ended", self.name))?
+            .with_context(|| format!("setting up the {} method", self.name))
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.commands.send(None);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn serve(
+    mut method: Box<dyn WaitMethod>,
+    clock: &dyn Clock,
+    commands: &Receiver<Option<Batch>>,
+    results: &Sender<anyhow::Result<BatchResult>>,
+) {
+    while let Ok(Some(batch)) = commands.recv() {
+        let helper_before = method.helper_cpu();
+        let started = clock.now();
+        let mut result = measure(method.as_mut(), clock, batch);
+        result.wall = clock.now().saturating_duration_since(started);
+        spread_helper_cpu(
+            &mut result.samples,
+            method.helper_cpu().saturating_sub(helper_before),
+        );
+        result.note = method.note();
+        if results.send(Ok(result)).is_err() {
+            return;
+        }
+    }
+}
+
+/// Charges CPU used by a method's helper threads evenly to the batch's waits.
+fn spread_helper_cpu(samples: &mut [Sample], helper: Duration) {
+    let n = samples.len() as u64;
+    if n == 0 || helper.is_zero() {
+        return;
+    }
+    let share = helper.as_nanos() as u64 / n;
+    for sample in samples {
+        sample.cpu_ns += share;
+    }
+}
+
+fn measure(method: &mut dyn WaitMethod, clock: &dyn Clock, batch: Batch) -> BatchResult {
+    let mut rng = Rng::new(batch.seed);
+    let wait_ns = batch.wait.as_nanos();
+    // Work between waits moves the start of each wait off whatever tick the last one woke on.
+    let scramble = match batch.phase {
+        Phase::Aligned => Duration::ZERO,
+        Phase::Scrambled => scramble_span(batch.wait, batch.mode),
+    };
+    let mut samples = Vec::with_capacity(batch.count as usize);
+    let mut missed = 0;
+    let grid_start = clock.now();
+    let mut k: u128 = 1;
+    for _ in 0..batch.count {
+        if !scramble.is_zero() {
+            clock.busy(Duration::from_nanos(rng.below(scramble.as_nanos() as u64)));
+        }
+        let cpu_before = clock.thread_cpu();
+        let deadline = match batch.mode {
+            Mode::Single => clock.now() + batch.wait,
+            Mode::Grid => {
+                let now = clock.now();
+                let mut deadline = grid_point(grid_start, wait_ns, k);
+                if deadline < now {
+                    // Skipped forward to the next grid point still ahead, as cyclictest does.
+                    let behind = (now - deadline).as_nanos().div_ceil(wait_ns);
+                    missed += behind as u64;
+                    k += behind;
+                    deadline = grid_point(grid_start, wait_ns, k);
+                }
+                k += 1;
+                deadline
+            }
+        };
+        let woke = method.wait_until(deadline);
+        let cpu = clock.thread_cpu().saturating_sub(cpu_before);
+        samples.push(Sample {
+            lateness_ns: signed_nanos(woke, deadline),
+            cpu_ns: cpu.as_nanos() as u64,
+        });
+    }
+    BatchResult {
+        samples,
+        missed,
+        ..BatchResult::default()
+    }
+}
+
+/// How much random work may come between waits: about one wait, at least 1 ms (to cover a
+/// scheduler tick) and at most 16 ms (a Windows tick); in grid mode under half a period, so
+/// the next grid point stays reachable.
+fn scramble_span(wait: Duration, mode: Mode) -> Duration {
+    let span = wait.clamp(Duration::from_millis(1), Duration::from_millis(16));
+    match mode {
+        Mode::Single => span,
+        Mode::Grid => span.min(wait / 2),
+    }
+}
+
+fn grid_point(start: Instant, period_ns: u128, k: u128) -> Instant {
+    let offset = period_ns * k;
+    start
+        + Duration::new(
+            (offset / 1_000_000_000) as u64,
+            (offset % 1_000_000_000) as u32,
+        )
+}
+
+fn signed_nanos(woke: Instant, deadline: Instant) -> i64 {
+    if woke >= deadline {
+        i64::try_from((woke - deadline).as_nanos()).unwrap_or(i64::MAX)
+    } else {
+        -i64::try_from((deadline - woke).as_nanos()).unwrap_or(i64::MAX)
+    }
+}

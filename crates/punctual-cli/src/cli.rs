@@ -1,0 +1,148 @@
+//! The command line, and nothing else: every value is checked by its parser, so bad input
+//! is a usage error (exit code 2) with a message that says what to type instead.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::bench::load::LoadKind;
+use crate::bench::method::{self, MethodSpec, METHODS};
+use crate::bench::{Mode, Phase};
+use crate::units;
+
+#[derive(Debug, Parser)]
+#[command(name = "punctual", version, about = "How late does each way to wait wake up, here?", long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compare every way to wait, side by side, on this machine.
+    Bench(BenchArgs),
+    /// What does a plain OS sleep really cost here? Detects the sleep quantum.
+    Probe(ProbeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Methods to compare, comma-separated, or `all` (see --list-methods).
+    #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_methods)]
+    pub methods: MethodList,
+
+    /// Wait lengths, comma-separated (e.g. 100us,1ms,10ms).
+    #[arg(long = "wait", value_name = "LIST", allow_hyphen_values = true, default_value = "100us,1ms,10ms", value_parser = units::parse_wait_list)]
+    pub waits: WaitList,
+
+    /// Waits to measure per method and wait length [default: measure for --duration].
+    #[arg(long, value_name = "N", allow_hyphen_values = true, conflicts_with = "duration", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub samples: Option<u64>,
+
+    /// Measuring time per method and wait length.
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, default_value = "1s", value_parser = parse_duration_budget)]
+    pub duration: Duration,
+
+    /// Unrecorded waits per method before measuring each wait length.
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub warmup: u64,
+
+    /// single: back-to-back waits; grid: absolute deadlines start + k * wait.
+    #[arg(long, value_enum, default_value = "single")]
+    pub mode: Mode,
+
+    /// aligned: each wait starts right after the last; scrambled: random work first.
+    #[arg(long, value_enum, default_value = "aligned")]
+    pub phase: Phase,
+
+    /// Background busy threads, at lower, the same or higher priority than the waits.
+    #[arg(long, value_enum, default_value = "none")]
+    pub load: LoadKind,
+
+    /// How many load threads [default: one per CPU].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub load_threads: Option<u64>,
+
+    /// Write the results as JSON (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+
+    /// Write the results as CSV (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+
+    /// Write the results as a Markdown table (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+
+    /// Draw the lateness distribution of every method (log axis) to an SVG file.
+    #[arg(long, value_name = "FILE.svg", value_parser = parse_svg_path)]
+    pub plot: Option<PathBuf>,
+
+    /// List the methods and exit.
+    #[arg(long)]
+    pub list_methods: bool,
+
+    /// Replace every method and clock with deterministic stand-ins (for tests).
+    #[arg(long, hide = true)]
+    pub mock_timer: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    /// Print the findings as JSON instead of a report.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Longest time spent timing each request in each phase.
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, default_value = "800ms", value_parser = parse_duration_budget)]
+    pub time_per_request: Duration,
+
+    /// Replace the OS sleep and clocks with a deterministic model (for tests).
+    #[arg(long, hide = true)]
+    pub mock_timer: bool,
+
+    /// With --mock-timer: the modelled sleep quantum (none: a high-resolution timer).
+    #[arg(long, hide = true, value_parser = units::parse_wait, requires = "mock_timer")]
+    pub mock_quantum: Option<Duration>,
+}
+
+/// The methods `--methods` named, in table order.
+pub type MethodList = Vec<&'static MethodSpec>;
+/// The waits `--wait` named, in the order given.
+pub type WaitList = Vec<Duration>;
+
+fn parse_methods(text: &str) -> Result<MethodList, String> {
+    if text.trim() == "all" {
+        return Ok(METHODS.iter().collect());
+    }
+    let mut chosen = Vec::new();
+    for name in text.split(',').map(str::trim) {
+        let spec = method::find(name).ok_or_else(|| {
+            format!(
+                "unknown method `{name}` (known: {}, or all)",
+                method::names()
+            )
+        })?;
+        if !chosen.iter().any(|c: &&MethodSpec| c.name == spec.name) {
+            chosen.push(spec);
+        }
+    }
+    chosen.sort_by_key(|spec| METHODS.iter().position(|m| m.name == spec.name));
+    Ok(chosen)
+}
+
+fn parse_duration_budget(text: &str) -> Result<Duration, String> {
+    units::parse_wait(text)
+}
+
+fn parse_svg_path(text: &str) -> Result<PathBuf, String> {
+    if text.to_ascii_lowercase().ends_with(".svg") {
+        Ok(PathBuf::from(text))
+    } else {
+        Err(format!(
+            "`{text}`: the plot is an SVG file; give a name ending in .svg"
+        ))
+    }
+}

@@ -1,0 +1,88 @@
+//! A progress bar on stderr for runs longer than a couple of seconds. It is redrawn only
+//! between batches, from the thread that drives them: there is no ticking thread to disturb
+//! a measurement.
+
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::bench::{BenchOptions, Stop};
+use crate::units::wait_label;
+
+const UNITS_PER_CELL: u64 = 1000;
+
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    methods: usize,
+    wait_index: u64,
+    fractions: Vec<f64>,
+}
+
+impl Progress {
+    pub fn new(options: &BenchOptions, methods: usize) -> Progress {
+        let cells = (options.waits.len() * methods) as u64;
+        let expected: Duration = options
+            .waits
+            .iter()
+            .map(|&wait| match options.stop {
+                Stop::Samples(n) => {
+                    (wait + Duration::from_micros(60))
+                        * (n + options.warmup).min(u32::MAX as u64) as u32
+                }
+                Stop::Duration(d) => d,
+            })
+            .sum::<Duration>()
+            * methods as u32;
+        let bar = (!options.mock && expected > Duration::from_secs(2)).then(|| {
+            let bar = ProgressBar::with_draw_target(
+                Some(cells * UNITS_PER_CELL),
+                ProgressDrawTarget::stderr_with_hz(4),
+            );
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} [{elapsed}] {wide_bar} {percent:>3}% {msg}",
+                )
+                .expect("a valid template"),
+            );
+            bar
+        });
+        Progress {
+            bar,
+            methods,
+            wait_index: 0,
+            fractions: vec![0.0; methods],
+        }
+    }
+
+    /// Names what is being measured now.
+    pub fn show(&self, wait: Duration, method: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("{} · {method}", wait_label(wait)));
+        }
+    }
+
+    /// Method `i` is `fraction` done at the current wait length.
+    pub fn advance(&mut self, i: usize, fraction: f64) {
+        self.fractions[i] = fraction;
+        if let Some(bar) = &self.bar {
+            let done = self.wait_index * self.methods as u64 * UNITS_PER_CELL
+                + self
+                    .fractions
+                    .iter()
+                    .map(|f| (f * UNITS_PER_CELL as f64) as u64)
+                    .sum::<u64>();
+            bar.set_position(done);
+        }
+    }
+
+    pub fn next_wait(&mut self) {
+        self.wait_index += 1;
+        self.fractions.iter_mut().for_each(|f| *f = 0.0);
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

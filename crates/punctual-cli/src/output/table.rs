@@ -1,0 +1,142 @@
+//! The table `punctual bench` prints: the environment, then one block per wait length.
+
+use std::fmt::Write;
+use std::time::Duration;
+
+use crate::bench::{MethodResult, Mode, Report, RunInfo};
+use crate::environment::Environment;
+use crate::units::{format_duration, format_nanos, wait_label};
+
+pub fn header(environment: &Environment) -> String {
+    let mut out = String::new();
+    for (label, value) in environment.lines() {
+        let _ = writeln!(out, "  {label:<16} {value}");
+    }
+    out
+}
+
+fn describe_run(run: &RunInfo) -> String {
+    let size = match (run.samples_per_method, run.duration_per_method_ns) {
+        (Some(n), _) => format!("{n} samples per method and wait"),
+        (None, Some(ns)) => format!(
+            "{} per method and wait",
+            format_duration(Duration::from_nanos(ns))
+        ),
+        (None, None) => String::new(),
+    };
+    let load = match run.load_threads {
+        0 => "no load".to_string(),
+        n => format!("{n} load threads at {} priority", run.load.name()),
+    };
+    format!(
+        "{} mode, {} phase, {load}, {size}, {} warm-up waits",
+        match run.mode {
+            Mode::Single => "single",
+            Mode::Grid => "grid",
+        },
+        match run.phase {
+            crate::bench::Phase::Aligned => "aligned",
+            crate::bench::Phase::Scrambled => "scrambled",
+        },
+        run.warmup
+    )
+}
+
+/// A result row's values, formatted for people; the table and the Markdown export lay them out.
+pub struct Cells {
+    pub samples: String,
+    /// min, mean, p50, p90, p99, p99.9, max.
+    pub lateness: [String; 7],
+    pub early: String,
+    pub missed: String,
+    pub cpu_per_wait: String,
+    pub cpu_share: String,
+}
+
+pub fn cells(r: &MethodResult) -> Cells {
+    let s = &r.summary;
+    let f = |ns: f64| {
+        if s.samples == 0 {
+            "-".to_string()
+        } else {
+            format_nanos(ns)
+        }
+    };
+    Cells {
+        samples: s.samples.to_string(),
+        lateness: [
+            f(s.min_ns as f64),
+            f(s.mean_ns as f64),
+            f(s.p50_ns as f64),
+            f(s.p90_ns as f64),
+            f(s.p99_ns as f64),
+            f(s.p999_ns as f64),
+            f(s.max_ns as f64),
+        ],
+        early: s.early.to_string(),
+        missed: s.missed.to_string(),
+        cpu_per_wait: f(s.cpu_ns_per_wait as f64),
+        cpu_share: format!("{:.1}%", r.cpu_share * 100.0),
+    }
+}
+
+pub fn render(report: &Report) -> String {
+    let mut out =
+        String::from("punctual bench: how late each way to wait wakes, on this machine\n");
+    out.push_str(&header(&report.environment));
+    let _ = writeln!(out, "  {:<16} {}", "run", describe_run(&report.run));
+    let grid = report.run.mode == Mode::Grid;
+    let mut waits: Vec<u64> = report.results.iter().map(|r| r.wait_ns).collect();
+    waits.dedup();
+    for wait in waits {
+        let rows: Vec<_> = report
+            .results
+            .iter()
+            .filter(|r| r.wait_ns == wait)
+            .collect();
+        let _ = writeln!(
+            out,
+            "\nwait {}: lateness past the deadline (lower is better)",
+            wait_label(Duration::from_nanos(wait))
+        );
+        let _ = write!(
+            out,
+            "  {:<12} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6}",
+            "method", "samples", "min", "mean", "p50", "p90", "p99", "p99.9", "max", "early"
+        );
+        if grid {
+            let _ = write!(out, " {:>7}", "missed");
+        }
+        let _ = writeln!(out, " {:>10} {:>7}", "cpu/wait", "cpu");
+        for r in &rows {
+            let name = if r.ours {
+                format!("{} *", r.method)
+            } else {
+                r.method.clone()
+            };
+            let cells = cells(r);
+            let _ = write!(out, "  {name:<12} {:>7}", cells.samples);
+            for value in &cells.lateness {
+                let _ = write!(out, " {value:>9}");
+            }
+            let _ = write!(out, " {:>6}", cells.early);
+            if grid {
+                let _ = write!(out, " {:>7}", cells.missed);
+            }
+            let _ = writeln!(out, " {:>10} {:>7}", cells.cpu_per_wait, cells.cpu_share);
+        }
+        for r in rows.iter().filter(|r| r.ours) {
+            if let Some(note) = &r.note {
+                let _ = writeln!(out, "  {note}");
+            }
+        }
+    }
+    out.push_str("\n  * punctual's own methods. Early wakes count as 0 in the percentiles; cpu is CPU time per wait, and its share of the wait.\n");
+    for note in &report.notes {
+        let _ = writeln!(out, "  note: {note}");
+    }
+    if let Some(advice) = &report.recommendation {
+        let _ = writeln!(out, "\nRecommendation: {advice}");
+    }
+    out
+}

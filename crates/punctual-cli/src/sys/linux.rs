@@ -1,0 +1,178 @@
+//! Linux: `/proc`, `/sys`, `clock_gettime(2)` and per-thread nice values.
+
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+use super::unix;
+use super::{CoarseClock, Facts, LoadPriority, Platform};
+
+pub struct Os;
+
+fn read(path: impl AsRef<Path>) -> Option<String> {
+    let text = fs::read_to_string(path).ok()?;
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+fn cpuinfo_field(cpuinfo: &str, key: &str) -> Option<String> {
+    cpuinfo.lines().find_map(|line| {
+        let (k, v) = line.split_once(':')?;
+        (k.trim() == key).then(|| v.trim().to_string())
+    })
+}
+
+fn os_release() -> Option<String> {
+    let text = fs::read_to_string("/etc/os-release").ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+        .map(|v| v.trim_matches('"').to_string())
+}
+
+fn virtualization(cpuinfo: &str) -> Option<String> {
+    let flags = cpuinfo_field(cpuinfo, "flags").unwrap_or_default();
+    let hypervisor = flags.split_whitespace().any(|f| f == "hypervisor");
+    let dmi = [
+        "/sys/class/dmi/id/sys_vendor",
+        "/sys/class/dmi/id/product_name",
+    ]
+    .iter()
+    .filter_map(read)
+    .collect::<Vec<_>>()
+    .join(" ");
+    let xen = read("/sys/hypervisor/type");
+    Some(match (hypervisor, xen, dmi.is_empty()) {
+        (_, Some(kind), _) => format!("yes ({kind})"),
+        (true, None, false) => format!("yes ({dmi})"),
+        (true, None, true) => "yes (hypervisor CPU flag)".to_string(),
+        (false, None, _) => "no".to_string(),
+    })
+}
+
+fn idle_states() -> Vec<String> {
+    let mut states = Vec::new();
+    for i in 0.. {
+        let dir = format!("/sys/devices/system/cpu/cpu0/cpuidle/state{i}");
+        let Some(name) = read(format!("{dir}/name")) else {
+            break;
+        };
+        let latency = read(format!("{dir}/latency")).unwrap_or_default();
+        let disabled = read(format!("{dir}/disable")).is_some_and(|d| d == "1");
+        let mut state = format!("{name} ({latency} us exit)");
+        if disabled {
+            state.push_str(" disabled");
+        }
+        states.push(state);
+    }
+    states
+}
+
+fn scheduling() -> Option<String> {
+    // SAFETY: sched_getscheduler(0) only reads the calling thread's policy.
+    let policy = unsafe { libc::sched_getscheduler(0) };
+    let mut param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: `param` is a valid, writable sched_param (sched_getparam(2)).
+    let rc = unsafe { libc::sched_getparam(0, &mut param) };
+    let name = match policy {
+        libc::SCHED_OTHER => "SCHED_OTHER",
+        libc::SCHED_FIFO => "SCHED_FIFO",
+        libc::SCHED_RR => "SCHED_RR",
+        libc::SCHED_BATCH => "SCHED_BATCH",
+        libc::SCHED_IDLE => "SCHED_IDLE",
+        _ => "unknown policy",
+    };
+    let nice = unix::nice().map_or(String::new(), |n| format!(", nice {n}"));
+    Some(match (policy, rc) {
+        (libc::SCHED_FIFO | libc::SCHED_RR, 0) => format!("{name} {}{nice}", param.sched_priority),
+        _ => format!("{name}{nice}"),
+    })
+}
+
+fn coarse_resolution() -> Option<Duration> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec (clock_getres(2)).
+    let rc = unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC_COARSE, &mut ts) };
+    (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+}
+
+fn coarse_now() -> Duration {
+    unix::clock(libc::CLOCK_MONOTONIC_COARSE).unwrap_or_default()
+}
+
+impl Platform for Os {
+    const THREAD_CPU_CLOCK: &'static str = "CLOCK_THREAD_CPUTIME_ID (nanoseconds)";
+
+    fn thread_cpu_time() -> Option<Duration> {
+        unix::thread_cpu_time()
+    }
+
+    fn set_load_priority(priority: LoadPriority) -> Result<String, String> {
+        let nice = match priority {
+            LoadPriority::Lower => 19,
+            LoadPriority::Same => return Ok("nice 0, as the measuring threads".to_string()),
+            LoadPriority::Higher => -10,
+        };
+        // SAFETY: gettid has no preconditions.
+        let tid = unsafe { libc::gettid() };
+        // SAFETY: on Linux PRIO_PROCESS with a thread id sets that thread's nice value only
+        // (setpriority(2), NOTES); the id is the calling thread's own.
+        let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, nice) };
+        if rc == 0 {
+            Ok(format!("nice {nice}"))
+        } else {
+            Err(format!(
+                "setpriority(nice {nice}) refused: {} (raising priority needs CAP_SYS_NICE or an RLIMIT_NICE of {})",
+                std::io::Error::last_os_error(),
+                20 - nice
+            ))
+        }
+    }
+
+    fn coarse_clock() -> Option<CoarseClock> {
+        coarse_resolution().map(|_| CoarseClock {
+            name: "CLOCK_MONOTONIC_COARSE",
+            now: coarse_now,
+        })
+    }
+
+    fn facts() -> Facts {
+        let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let uname = unix::uname();
+        let version = uname.as_ref().map(|u| u.2.clone()).unwrap_or_default();
+        let preemption = ["PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT"]
+            .into_iter()
+            .find(|model| version.split_whitespace().any(|w| w == *model))
+            .map(str::to_string)
+            .or_else(|| Some("none (server)".to_string()));
+        let realtime = read("/sys/kernel/realtime")
+            .map(|v| v == "1")
+            .unwrap_or(false)
+            || version.contains("PREEMPT_RT");
+        Facts {
+            os: os_release().map_or("Linux".to_string(), |d| format!("Linux ({d})")),
+            kernel: uname.map(|(_, release, version)| format!("{release} {version}")),
+            cpu_model: cpuinfo_field(&cpuinfo, "model name"),
+            clocksource: read("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
+            timer_slack: read("/proc/thread-self/timerslack_ns")
+                .and_then(|s| s.parse().ok())
+                .map(Duration::from_nanos),
+            scheduler_tick: coarse_resolution(),
+            virtualization: virtualization(&cpuinfo),
+            realtime_kernel: Some(realtime),
+            preemption,
+            idle_governor: read("/sys/devices/system/cpu/cpuidle/current_governor_ro")
+                .or_else(|| read("/sys/devices/system/cpu/cpuidle/current_governor"))
+                .map(|g| {
+                    let driver = read("/sys/devices/system/cpu/cpuidle/current_driver");
+                    driver.map_or(g.clone(), |d| format!("{g} (driver {d})"))
+                }),
+            idle_states: idle_states(),
+            cpufreq_governor: read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+            scheduling: scheduling(),
+            timer_resolution: None,
+        }
+    }
+}

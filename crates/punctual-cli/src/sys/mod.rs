@@ -1,0 +1,98 @@
+//! The CLI's platform layer: thread CPU clocks, load-thread priorities, the coarse clock and
+//! the facts of the environment header. The rest of the CLI names only `sys::Os` and the
+//! types here; it never writes `cfg(target_os)`.
+//!
+//! | file         | used on        |
+//! |--------------|----------------|
+//! | `linux.rs`   | Linux, Android |
+//! | `macos.rs`   | macOS          |
+//! | `windows.rs` | Windows        |
+//! | `generic.rs` | anything else  |
+//!
+//! `unix.rs` holds what Linux and macOS share.
+
+use std::time::Duration;
+
+/// How a background load thread should be prioritised against the measuring threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadPriority {
+    Lower,
+    Same,
+    Higher,
+}
+
+/// Facts for the environment header; `None` where this platform cannot tell.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    pub os: String,
+    pub kernel: Option<String>,
+    pub cpu_model: Option<String>,
+    pub clocksource: Option<String>,
+    pub timer_slack: Option<Duration>,
+    pub scheduler_tick: Option<Duration>,
+    pub virtualization: Option<String>,
+    pub realtime_kernel: Option<bool>,
+    pub preemption: Option<String>,
+    pub idle_governor: Option<String>,
+    pub idle_states: Vec<String>,
+    pub cpufreq_governor: Option<String>,
+    pub scheduling: Option<String>,
+    pub timer_resolution: Option<String>,
+}
+
+/// A clock that only moves on the scheduler tick, the ruler a naive program times with.
+#[derive(Debug, Clone, Copy)]
+pub struct CoarseClock {
+    pub name: &'static str,
+    pub now: fn() -> Duration,
+}
+
+pub trait Platform {
+    /// CPU time the calling thread has used so far.
+    fn thread_cpu_time() -> Option<Duration>;
+
+    /// Names the clock behind [`Platform::thread_cpu_time`] and its grain, or says there is none.
+    const THREAD_CPU_CLOCK: &'static str;
+
+    /// Reprioritises the calling thread; describes what it got, or why it was refused.
+    fn set_load_priority(priority: LoadPriority) -> Result<String, String>;
+
+    /// The tick-granular clock of this OS, if it has one.
+    fn coarse_clock() -> Option<CoarseClock>;
+
+    /// What the environment header shows.
+    fn facts() -> Facts;
+}
+
+#[cfg(unix)]
+mod unix;
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+mod linux;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub use linux::Os;
+
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(target_os = "macos")]
+pub use macos::Os;
+
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+pub use windows::Os;
+
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "macos",
+    windows
+)))]
+mod generic;
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "macos",
+    windows
+)))]
+pub use generic::Os;

@@ -1,0 +1,301 @@
+//! `punctual bench` end to end, with the mock timer so every run prints the same thing.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn punctual() -> Command {
+    Command::cargo_bin("punctual").expect("the punctual binary is built")
+}
+
+fn mock_bench(extra: &[&str]) -> String {
+    let output = punctual()
+        .args([
+            "bench",
+            "--mock-timer",
+            "--samples",
+            "300",
+            "--wait",
+            "100us,1ms",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn table() {
+    insta::assert_snapshot!("bench_table", mock_bench(&[]));
+}
+
+#[test]
+fn grid_mode_and_scrambled_phase_table() {
+    insta::assert_snapshot!(
+        "bench_table_grid_scrambled",
+        mock_bench(&[
+            "--mode",
+            "grid",
+            "--phase",
+            "scrambled",
+            "--methods",
+            "hybrid,std,native"
+        ])
+    );
+}
+
+#[test]
+fn json_export() {
+    insta::assert_snapshot!("bench_json", mock_bench(&["--export-json", "-"]));
+}
+
+#[test]
+fn csv_export() {
+    insta::assert_snapshot!("bench_csv", mock_bench(&["--export-csv", "-"]));
+}
+
+#[test]
+fn markdown_export() {
+    insta::assert_snapshot!("bench_markdown", mock_bench(&["--export-markdown", "-"]));
+}
+
+#[test]
+fn json_has_the_documented_fields() {
+    let json: serde_json::Value =
+        serde_json::from_str(&mock_bench(&["--export-json", "-"])).unwrap();
+    assert!(json["environment"].is_object());
+    let results = json["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2 * 7, "every method at both waits");
+    for field in [
+        "method",
+        "wait_ns",
+        "mode",
+        "samples",
+        "min_ns",
+        "mean_ns",
+        "p50_ns",
+        "p90_ns",
+        "p99_ns",
+        "p999_ns",
+        "max_ns",
+        "early",
+        "cpu_ns_per_wait",
+    ] {
+        assert!(
+            results.iter().all(|r| !r[field].is_null()),
+            "every result has `{field}`"
+        );
+    }
+    assert!(results.iter().all(|r| r["samples"] == 300));
+}
+
+#[test]
+fn exports_to_files_and_a_plot() {
+    let dir = std::env::temp_dir().join(format!("punctual-bench-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (json, csv, md, svg) = (
+        dir.join("r.json"),
+        dir.join("r.csv"),
+        dir.join("r.md"),
+        dir.join("r.svg"),
+    );
+    let stdout = mock_bench(&[
+        "--export-json",
+        json.to_str().unwrap(),
+        "--export-csv",
+        csv.to_str().unwrap(),
+        "--export-markdown",
+        md.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(
+        stdout.contains("Recommendation:"),
+        "the table still goes to stdout"
+    );
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.starts_with("<svg"));
+    for label in [
+        "wait 100us",
+        "wait 1ms",
+        "hybrid *",
+        "spin_sleep",
+        "tokio",
+        "async-io",
+    ] {
+        assert!(plot.contains(label), "the plot shows `{label}`");
+    }
+    assert!(std::fs::read_to_string(&csv).unwrap().lines().count() == 15);
+    assert!(std::fs::read_to_string(&md)
+        .unwrap()
+        .contains("| **hybrid** |"));
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&json).unwrap()).is_ok()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn methods_can_be_chosen_and_listed() {
+    let table = mock_bench(&["--methods", "std,hybrid"]);
+    assert!(table.contains("hybrid *") && table.contains("std "));
+    assert!(!table.contains("tokio"));
+    punctual()
+        .args(["bench", "--list-methods"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("spin_sleep").and(predicate::str::contains("(ours)")));
+}
+
+/// Bad input is a usage error: exit code 2, a message saying what is wrong, no panic.
+#[test]
+fn bad_arguments_are_clear_errors() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--wait", "0"], "no unit"),
+        (&["--wait", "0ms"], "zero"),
+        (&["--wait", "-1ms"], "negative"),
+        (&["--wait", "abc"], "not a duration"),
+        (&["--wait", "1ms,xyz"], "`xyz` is not a duration"),
+        (&["--wait", "99999999h"], "not a unit"),
+        (&["--wait", "100000s"], "too long"),
+        (&["--methods", "sleepy"], "unknown method `sleepy`"),
+        (&["--samples", "0"], "0 is not in 1..=100000000"),
+        (&["--samples", "99999999999999999999999"], "invalid"),
+        (
+            &["--samples", "10", "--duration", "1s"],
+            "cannot be used with",
+        ),
+        (&["--duration", "0s"], "zero"),
+        (&["--duration", "-2s"], "negative"),
+        (&["--samples", "-5"], "invalid digit"),
+        (&["--plot", "out.png"], "ending in .svg"),
+        (&["--load", "extreme"], "invalid value 'extreme'"),
+        (&["--load-threads", "0"], "0 is not in 1..=1024"),
+        (&["--mode", "wavy"], "invalid value 'wavy'"),
+    ];
+    for (args, message) in cases {
+        punctual().arg("bench").args(*args).assert().code(2).stderr(
+            predicate::str::contains(*message).and(predicate::str::contains("panicked").not()),
+        );
+    }
+}
+
+#[test]
+fn an_unwritable_export_is_an_error_not_a_panic() {
+    punctual()
+        .args([
+            "bench",
+            "--mock-timer",
+            "--samples",
+            "10",
+            "--export-json",
+            "/nonexistent-dir/r.json",
+        ])
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("writing /nonexistent-dir/r.json")
+                .and(predicate::str::contains("panicked").not()),
+        );
+}
+
+/// A short mock run of the hybrid method alone.
+const QUICK_HYBRID: [&str; 8] = [
+    "bench",
+    "--mock-timer",
+    "--samples",
+    "20",
+    "--wait",
+    "1ms",
+    "--methods",
+    "hybrid",
+];
+
+/// Load threads start, report their priority, and stop with the run (a real run: the mock
+/// timer only replaces the methods and clocks, not the load).
+#[test]
+fn load_threads_run_and_report_their_priority() {
+    for (load, expect) in [
+        ("lower", "load threads run at"),
+        ("same", "load threads run at"),
+        ("higher", "load threads run at"),
+    ] {
+        let output = punctual()
+            .args(QUICK_HYBRID)
+            .args(["--load", load, "--load-threads", "2"])
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "--load {load}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let table = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            table.contains(&format!("2 load threads at {load} priority")),
+            "{table}"
+        );
+        assert!(table.contains(expect), "{table}");
+    }
+}
+
+/// `--load higher` needs privileges; refused, it is a note in the report, not a failure.
+/// Runs the binary as `nobody` for real (Linux with setpriv, as root; skipped elsewhere,
+/// saying so).
+#[test]
+fn a_refused_load_priority_is_reported_not_fatal() {
+    let bin = assert_cmd::cargo::cargo_bin("punctual");
+    let setpriv = std::path::Path::new("/usr/bin/setpriv");
+    if !cfg!(target_os = "linux") || !setpriv.exists() || !is_root() {
+        println!("skipped: needs Linux, /usr/bin/setpriv and root to drop privileges");
+        return;
+    }
+    // The build tree may sit under a directory nobody cannot enter (/root is 0700).
+    let dir = std::env::temp_dir().join(format!("punctual-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("punctual");
+    std::fs::copy(&bin, &copy).unwrap();
+    let status = std::process::Command::new("chmod")
+        .args(["-R", "a+rx"])
+        .arg(&dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = std::process::Command::new(setpriv)
+        .args([
+            "--reuid=nobody",
+            "--regid=nogroup",
+            "--clear-groups",
+            "--inh-caps=-all",
+        ])
+        .arg(&copy)
+        .args(QUICK_HYBRID)
+        .args(["--load", "higher", "--load-threads", "1"])
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        table.contains(
+            "note: load threads run at the default priority: setpriority(nice -10) refused"
+        ) && table.contains("CAP_SYS_NICE"),
+        "{table}"
+    );
+}
+
+fn is_root() -> bool {
+    std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
