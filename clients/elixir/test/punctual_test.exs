@@ -206,6 +206,40 @@ defmodule PunctualTest do
     assert slept >= 100_000
   end
 
+  # Runs the program as nobody with no real-time limit, through a wrapper script given as
+  # its path; it needs root to drop privileges, and says so when skipped.
+  @tag :unix
+  test "a fixed priority refused fails open/1" do
+    if System.cmd("id", ["-u"]) != {"0\n", 0} do
+      IO.puts("skipped: a fixed priority refused needs root")
+    else
+      {:ok, binary} = Punctual.Binary.path([])
+      dir = Path.join(System.tmp_dir!(), "punctual-ex-#{System.unique_integer([:positive])}")
+      File.mkdir_p!(dir)
+      copy = Path.join(dir, "punctual-port")
+      File.cp!(binary, copy)
+      script = Path.join(dir, "as-nobody")
+
+      File.write!(script, """
+      #!/bin/sh
+      exec prlimit --rtprio=0:0 setpriv --reuid=nobody --regid=nogroup --clear-groups \\
+        --inh-caps=-all #{copy} "$@"
+      """)
+
+      for path <- [dir, copy, script], do: File.chmod!(path, 0o755)
+
+      for protocol <- [1, 2] do
+        assert Punctual.open(path: script, protocol: protocol, priority: 10) ==
+                 {:error, :priority_refused}
+      end
+
+      # Without a fixed priority it carries on unprivileged.
+      {:ok, sleeper} = Punctual.open(path: script)
+      assert {:ok, _} = Punctual.sleep(sleeper, 1_000)
+      File.rm_rf!(dir)
+    end
+  end
+
   @tag :unix
   test "the program ends with the process that opened it" do
     test = self()

@@ -79,14 +79,6 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Exit {
         }
     };
     sys::Os::prepare_process();
-    priority::cut_timer_slack();
-    let priority = match Priority::apply(options.realtime) {
-        Ok(priority) => priority,
-        Err(refused) => {
-            eprintln!("punctual-port: {refused}");
-            return Exit::PriorityRefused;
-        }
-    };
     let (input, output) = match (sys::Os::input(), sys::Os::output()) {
         (Ok(input), Ok(output)) => (input, output),
         (Err(e), _) | (_, Err(e)) => return Exit::setup("stdin and stdout", &e),
@@ -95,12 +87,15 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Exit {
         Protocol::One {
             strategy,
             spin_tail,
-        } => protocol1::serve(
-            input,
-            output,
-            protocol1::Waiter::new(strategy, spin_tail),
-            priority,
-        ),
-        Protocol::Two(config) => protocol2::serve(input, output, config, priority),
+        } => match Priority::apply_or_exit(options.realtime, true) {
+            Ok(priority) => protocol1::serve(
+                input,
+                output,
+                protocol1::Waiter::new(strategy, spin_tail),
+                priority,
+            ),
+            Err(exit) => exit,
+        },
+        Protocol::Two(config) => protocol2::serve(input, output, config, options.realtime),
     }
 }

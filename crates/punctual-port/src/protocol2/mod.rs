@@ -14,7 +14,7 @@ mod scheduler;
 pub mod wire;
 
 use std::io::{Read, Write};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 use std::thread;
 
 use self::inbox::{Command, Inbox};
@@ -23,7 +23,7 @@ use self::scheduler::Scheduler;
 use crate::clock::PortClock;
 use crate::exit::Exit;
 use crate::frame::{FrameReader, FrameWriter};
-use crate::priority::Priority;
+use crate::priority::{Priority, Realtime};
 
 /// How protocol 2 is set up.
 #[derive(Debug, Clone, Copy)]
@@ -35,33 +35,52 @@ pub(crate) struct Config {
 }
 
 /// Serves protocol 2 until the input ends (0), a frame is cut short (2), or the answers
-/// can no longer be written (0).
+/// can no longer be written (0). Both threads run with the scheduling `realtime` asks for;
+/// exits 3 if `--priority` is refused to either.
 pub(crate) fn serve(
     input: Box<dyn Read + Send>,
     output: Box<dyn Write + Send>,
     config: Config,
-    priority: Priority,
+    realtime: Realtime,
 ) -> Exit {
+    let mut priority = match Priority::apply_or_exit(realtime, true) {
+        Ok(priority) => priority,
+        Err(exit) => return exit,
+    };
     let clock = PortClock::start();
     let inbox = match Inbox::new() {
         Ok(inbox) => Arc::new(inbox),
         Err(e) => return Exit::setup("the timer thread's doorbell", &e),
     };
-    let scheduler = Scheduler {
-        clock,
-        queue: TimerQueue::new(config.max_pending),
-        inbox: Arc::clone(&inbox),
-        out: FrameWriter::new(output),
-        port_spin_ns: config.spin_ns,
-        priority,
-    };
+    let timer_inbox = Arc::clone(&inbox);
+    let (started, start) = mpsc::sync_channel(1);
     let spawned = thread::Builder::new().name("timer".into()).spawn(move || {
+        // Its own priority: scheduling is per thread, and this is the thread that must
+        // wake on time. The reader has already said what was refused.
+        let priority = match Priority::apply_or_exit(realtime, false) {
+            Ok(priority) => priority,
+            Err(exit) => return started.send(exit).unwrap_or(()),
+        };
+        let _ = started.send(Exit::Done);
+        let scheduler = Scheduler {
+            clock,
+            queue: TimerQueue::new(config.max_pending),
+            inbox: timer_inbox,
+            out: FrameWriter::new(output),
+            port_spin_ns: config.spin_ns,
+            priority,
+        };
         // The only error is a failed write: nobody reads the answers any more.
         let _gone = scheduler.run();
         std::process::exit(Exit::Done.code().into());
     });
     if let Err(e) = spawned {
         return Exit::setup("the timer thread", &e);
+    }
+    match start.recv() {
+        Ok(Exit::Done) => {}
+        Ok(exit) => return exit,
+        Err(e) => return Exit::setup("the timer thread", &e),
     }
 
     let mut frames = FrameReader::new(input);
@@ -70,6 +89,7 @@ pub(crate) fn serve(
         if !frames.next_frame_buffered() {
             // The next read may block: hand over what has been decoded first.
             inbox.post(&mut batch);
+            priority.follow_now_and_then();
         }
         let payload = match frames.next_frame() {
             Ok(Some(payload)) => payload,

@@ -7,7 +7,7 @@
 
 use std::io::{self, Read, Write};
 use std::sync::{Condvar, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::{Bell, Platform};
 
@@ -27,10 +27,6 @@ impl Platform for Os {
 
     fn exit_when_output_closed() -> bool {
         false
-    }
-
-    fn set_timer_slack(_slack: Duration) -> io::Result<bool> {
-        Ok(false)
     }
 }
 

@@ -6,7 +6,6 @@
 
 use std::io::{self, Read, Write};
 use std::thread;
-use std::time::Duration;
 
 use super::{unix, Platform};
 
@@ -32,20 +31,6 @@ impl Platform for Os {
             .name("output-watch".into())
             .spawn(watch_output)
             .is_ok()
-    }
-
-    fn set_timer_slack(slack: Duration) -> io::Result<bool> {
-        let ns = libc::c_ulong::try_from(slack.as_nanos())
-            .unwrap_or(libc::c_ulong::MAX)
-            .max(1);
-        // SAFETY: PR_SET_TIMERSLACK takes one unsigned long and only changes the calling
-        // thread's `timer_slack_ns` (prctl(2)); the unused arguments must be zero.
-        let rc = unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, ns, 0, 0, 0) };
-        if rc == 0 {
-            Ok(true)
-        } else {
-            Err(io::Error::last_os_error())
-        }
     }
 }
 

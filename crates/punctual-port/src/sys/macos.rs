@@ -3,7 +3,6 @@
 //! next write (`EPIPE`), as nanosleep's does.
 
 use std::io::{self, Read, Write};
-use std::time::Duration;
 
 use super::{unix, Platform};
 
@@ -26,9 +25,5 @@ impl Platform for Os {
 
     fn exit_when_output_closed() -> bool {
         false
-    }
-
-    fn set_timer_slack(_slack: Duration) -> io::Result<bool> {
-        Ok(false)
     }
 }

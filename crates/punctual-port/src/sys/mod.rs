@@ -14,7 +14,7 @@
 //! `cfg(target_os)`. Unsafe code lives here and nowhere else.
 
 use std::io::{self, Read, Write};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// What every backend provides to the program.
 pub(crate) trait Platform {
@@ -33,10 +33,6 @@ pub(crate) trait Platform {
     /// Returns false where the platform cannot watch for that; the program then notices at
     /// its next write, as nanosleep's does.
     fn exit_when_output_closed() -> bool;
-
-    /// Sets the calling thread's timer slack, inherited by the threads it starts later.
-    /// Returns false where the OS has no such setting.
-    fn set_timer_slack(slack: Duration) -> io::Result<bool>;
 }
 
 /// A wake-up call between threads, with a precise timeout: the timer thread of protocol 2

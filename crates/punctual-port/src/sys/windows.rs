@@ -8,7 +8,7 @@
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::windows::io::AsHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
 use windows_sys::Win32::System::Threading::{
@@ -35,10 +35,6 @@ impl Platform for Os {
 
     fn exit_when_output_closed() -> bool {
         false
-    }
-
-    fn set_timer_slack(_slack: Duration) -> io::Result<bool> {
-        Ok(false)
     }
 }
 
