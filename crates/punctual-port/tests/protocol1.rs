@@ -191,3 +191,28 @@ fn a_bad_command_line_exits_64_not_2() {
         assert!(!stderr.is_empty());
     }
 }
+
+/// The real-time flags on whatever this platform is (Windows under Wine included): the
+/// port serves with them, or, for a fixed priority only, exits 3 saying it was refused.
+#[test]
+fn serves_with_every_real_time_flag_or_refuses_a_fixed_priority_with_3() {
+    let me = std::process::id().to_string();
+    for args in [&[][..], &["--above", &me], &["--priority", "10"]] {
+        let mut port = Port::spawn(args);
+        port.send_frame(&request(1_000_000));
+        match port.next_frame_within(common::PATIENCE) {
+            Some(answer) => {
+                assert!(slept(&answer) >= 1_000_000, "{args:?}");
+                port.close_input();
+                let (status, stderr) = port.wait();
+                assert_eq!(status.code(), Some(0), "{args:?}: {stderr}");
+            }
+            None => {
+                let (status, stderr) = port.wait();
+                assert_eq!(args[0], "--priority", "{args:?}: {status:?} {stderr}");
+                assert_eq!(status.code(), Some(3), "{stderr}");
+                assert!(stderr.contains("--priority refused"), "{stderr}");
+            }
+        }
+    }
+}
