@@ -44,6 +44,8 @@
 
 mod deadline;
 mod error;
+pub mod future;
+mod grid;
 mod info;
 pub mod margin;
 mod poll;
