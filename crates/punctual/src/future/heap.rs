@@ -124,13 +124,13 @@ impl Timers {
         }
     }
 
-    /// Stores `waker` unless the one held would wake the same task; returns the one it
-    /// replaced, for the caller to drop once the lock is released.
-    pub(crate) fn replace_waker(&mut self, id: u32, waker: &Waker) -> Option<Waker> {
+    /// Stores `waker` unless the one held would wake the same task; returns the waker not
+    /// kept, for the caller to drop once the lock is released.
+    pub(crate) fn replace_waker(&mut self, id: u32, waker: Waker) -> Option<Waker> {
         let slot = &mut self.slots[id as usize];
         match &slot.waker {
-            Some(held) if held.will_wake(waker) => None,
-            _ => slot.waker.replace(waker.clone()),
+            Some(held) if held.will_wake(&waker) => Some(waker),
+            _ => slot.waker.replace(waker),
         }
     }
 

@@ -155,9 +155,11 @@ impl Sleep {
         let Some(deadline_ns) = self.driver.nanos_of(self.deadline) else {
             return;
         };
+        // Cloned and dropped outside the lock: a waker's clone and drop are foreign code.
+        let waker = waker.clone();
         let mut timers = self.driver.lock();
         let replaced = if self.slot == NO_SLOT {
-            self.slot = timers.insert(deadline_ns, waker.clone());
+            self.slot = timers.insert(deadline_ns, waker);
             None
         } else {
             if let SlotState::Fired { .. } = timers.state(self.slot) {
