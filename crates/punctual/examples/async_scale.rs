@@ -10,14 +10,24 @@
 //! pending timer: RSS growth while all N tasks are pending, divided by N (task included; from
 //! `/proc/self/statm`, 4 KiB pages), and for punctual the `Sleep` plus the driver's storage.
 //! Runs with N < 100 repeat until 100 timers have fired. CPU and RSS need Linux's `/proc`;
-//! elsewhere they print as `-`. A demo, not the benchmark: one run, on whatever else the
-//! machine is doing.
+//! elsewhere they print as `-`.
+//!
+//! The last two columns time the timer structure alone, with no task and no wake: the first
+//! poll of N sleeps with random deadlines an hour ahead (registration: a heap insert for
+//! punctual, a wheel insert for tokio) and dropping them (cancellation), per timer. tokio's
+//! `Sleep` is `!Unpin`, so its sleeps are boxed; the box is allocated before the timed
+//! polls but freed inside the timed drop.
+//!
+//! A demo, not the benchmark: one run, on whatever else the machine is doing.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Wake, Waker};
 use std::time::{Duration, Instant};
 
-use punctual::future::Driver;
+use punctual::future::{Driver, DriverConfig};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Kind {
@@ -55,7 +65,7 @@ fn main() {
     };
     println!("driver wait: {}", Driver::global().timer_info());
     println!(
-        "{:>9} {:<12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10} {:>11} {:>12}",
+        "{:>9} {:<12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10} {:>11} {:>8} {:>7} {:>9}",
         "N",
         "timer",
         "p50 us",
@@ -66,7 +76,9 @@ fn main() {
         "proc CPU",
         "drv CPU",
         "RSS B/task",
-        "timer B"
+        "timer B",
+        "reg ns",
+        "cancel ns"
     );
     let exe = std::env::current_exe().expect("this example's path");
     for &n in &counts {
@@ -129,8 +141,9 @@ fn child(kind: Kind, n: usize) {
             format!("{:.1} ms", d.as_secs_f64() * 1e3)
         })
     };
+    let (register_ns, cancel_ns) = structure_costs(kind, n, &rt, &mut rng);
     println!(
-        "{:>9} {:<12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10} {:>11} {:>12}",
+        "{:>9} {:<12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10} {:>11} {:>8} {:>7.0} {:>9.0}",
         n,
         kind.name(),
         q(0.5),
@@ -142,7 +155,57 @@ fn child(kind: Kind, n: usize) {
         ms(driver_cpu),
         rss_per_task.map_or("-".to_string(), |b| b.to_string()),
         timer_bytes,
+        register_ns,
+        cancel_ns,
     );
+}
+
+struct Noop;
+
+impl Wake for Noop {
+    fn wake(self: Arc<Self>) {}
+}
+
+/// Nanoseconds per timer to register N sleeps (first poll) and to cancel them (drop).
+fn structure_costs(
+    kind: Kind,
+    n: usize,
+    rt: &tokio::runtime::Runtime,
+    rng: &mut u64,
+) -> (f64, f64) {
+    let waker = Waker::from(Arc::new(Noop));
+    let mut cx = Context::from_waker(&waker);
+    let base = Instant::now() + Duration::from_secs(3600);
+    let mut deadline = || base + Duration::from_nanos(splitmix(rng) % 100_000_000);
+    let per_timer = |d: Duration| d.as_nanos() as f64 / n as f64;
+    match kind {
+        Kind::Punctual => {
+            let driver = Driver::new(DriverConfig::new()).expect("a driver");
+            let mut sleeps: Vec<_> = (0..n).map(|_| driver.sleep_until(deadline())).collect();
+            let start = Instant::now();
+            for sleep in &mut sleeps {
+                assert!(Pin::new(sleep).poll(&mut cx).is_pending());
+            }
+            let register = start.elapsed();
+            let start = Instant::now();
+            drop(sleeps);
+            (per_timer(register), per_timer(start.elapsed()))
+        }
+        Kind::Tokio => {
+            let _runtime = rt.enter();
+            let mut sleeps: Vec<_> = (0..n)
+                .map(|_| Box::pin(tokio::time::sleep_until(deadline().into())))
+                .collect();
+            let start = Instant::now();
+            for sleep in &mut sleeps {
+                assert!(sleep.as_mut().poll(&mut cx).is_pending());
+            }
+            let register = start.elapsed();
+            let start = Instant::now();
+            drop(sleeps);
+            (per_timer(register), per_timer(start.elapsed()))
+        }
+    }
 }
 
 struct Round {

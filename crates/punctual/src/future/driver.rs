@@ -232,13 +232,14 @@ impl Driver {
         self.shared.lock().allocated_bytes()
     }
 
-    /// The CPU time the driver thread has used, as of its latest wait; `None` where the OS
-    /// has no per-thread CPU clock.
+    /// The CPU time the driver thread has used: exact once it has no timers left, otherwise
+    /// as of at most a millisecond before its latest wait; `None` where the OS has no
+    /// per-thread CPU clock.
     ///
     /// # Implementation notes
     ///
     /// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)` on Linux and macOS, `GetThreadTimes` on
-    /// Windows, read by the driver thread itself before each wait.
+    /// Windows, read by the driver thread itself before it waits.
     pub fn cpu_time(&self) -> Option<Duration> {
         self.shared.core.cpu_time()
     }
