@@ -12,6 +12,10 @@
 //! Runs with N < 100 repeat until 100 timers have fired. CPU and RSS need Linux's `/proc`;
 //! elsewhere they print as `-`.
 //!
+//! `drv late us` is the punctual driver's own lateness, mean/max: its clock reading when it
+//! took a timer off the heap, minus the deadline. The task's lateness adds the executor's
+//! delay in running the woken task.
+//!
 //! The last two columns time the timer structure alone, with no task and no wake: the first
 //! poll of N sleeps with random deadlines an hour ahead (registration: a heap insert for
 //! punctual, a wheel insert for tokio) and dropping them (cancellation), per timer. tokio's
@@ -65,7 +69,7 @@ fn main() {
     };
     println!("driver wait: {}", Driver::global().timer_info());
     println!(
-        "{:>9} {:<12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10} {:>11} {:>8} {:>7} {:>9}",
+        "{:>9} {:<12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>13} {:>10} {:>10} {:>11} {:>8} {:>7} {:>9}",
         "N",
         "timer",
         "p50 us",
@@ -73,6 +77,7 @@ fn main() {
         "p99 us",
         "p99.9 us",
         "max us",
+        "drv late us",
         "proc CPU",
         "drv CPU",
         "RSS B/task",
@@ -141,9 +146,18 @@ fn child(kind: Kind, n: usize) {
             format!("{:.1} ms", d.as_secs_f64() * 1e3)
         })
     };
+    let stats = driver.stats();
+    let driver_late = match kind {
+        Kind::Punctual if stats.wakes > 0 => format!(
+            "{:.1}/{:.1}",
+            stats.fire_lateness_total.as_secs_f64() * 1e6 / stats.wakes as f64,
+            stats.fire_lateness_max.as_secs_f64() * 1e6
+        ),
+        _ => "-".to_string(),
+    };
     let (register_ns, cancel_ns) = structure_costs(kind, n, &rt, &mut rng);
     println!(
-        "{:>9} {:<12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10} {:>11} {:>8} {:>7.0} {:>9.0}",
+        "{:>9} {:<12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>13} {:>10} {:>10} {:>11} {:>8} {:>7.0} {:>9.0}",
         n,
         kind.name(),
         q(0.5),
@@ -151,6 +165,7 @@ fn child(kind: Kind, n: usize) {
         q(0.99),
         q(0.999),
         q(1.0),
+        driver_late,
         ms(cpu),
         ms(driver_cpu),
         rss_per_task.map_or("-".to_string(), |b| b.to_string()),

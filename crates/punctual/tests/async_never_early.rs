@@ -141,3 +141,48 @@ fn the_global_driver_says_how_it_waits() {
     assert!(!info.mechanism.is_empty());
     assert_eq!(Driver::global().config(), DriverConfig::new());
 }
+
+/// Twenty sleeps one after another on a fresh driver with `tail`; returns its counters.
+fn sequential_sleeps(tail: SpinTail) -> punctual::future::DriverStats {
+    let driver = Driver::new(DriverConfig::new().spin_tail(tail)).unwrap();
+    futures::executor::block_on(async {
+        for _ in 0..20 {
+            let wake = driver.sleep(Duration::from_millis(2)).await;
+            assert!(wake.woke() >= wake.deadline());
+            if tail == SpinTail::None {
+                assert_eq!(wake.spun(), Duration::ZERO);
+            }
+        }
+    });
+    driver.stats()
+}
+
+#[test]
+fn the_spin_tail_does_what_its_config_says() {
+    let native = sequential_sleeps(SpinTail::None);
+    assert_eq!((native.spun, native.spin_time), (0, Duration::ZERO));
+    assert_eq!(native.wakes, 20);
+    assert!(native.fire_lateness_max * 20 >= native.fire_lateness_total);
+
+    // Each wait that runs its native part to the end either spins or wakes past the deadline.
+    let fixed = sequential_sleeps(SpinTail::Fixed(Duration::from_micros(200)));
+    assert!(
+        fixed.spun + fixed.native_late >= 10,
+        "the fixed tail was not used: {fixed:?}"
+    );
+    assert_eq!(fixed.spun > 0, fixed.spin_time > Duration::ZERO);
+
+    // A budget of zero allows no spin at all.
+    let broke = sequential_sleeps(SpinTail::Learned(HybridConfig::new().budget(0.0)));
+    assert_eq!(broke.spun, 0);
+    assert!(broke.over_budget >= 10, "{broke:?}");
+}
+
+#[test]
+fn a_bad_spin_config_is_an_error() {
+    let bad = DriverConfig::new().spin_tail(SpinTail::Learned(HybridConfig::new().budget(2.0)));
+    assert_eq!(
+        Driver::new(bad).unwrap_err(),
+        punctual::Error::InvalidBudget(2.0)
+    );
+}

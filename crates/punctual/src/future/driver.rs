@@ -93,6 +93,12 @@ pub struct DriverStats {
     pub interrupts: u64,
     /// Wakers whose `wake` panicked; the driver caught the panic and carried on.
     pub waker_panics: u64,
+    /// How late the driver fired its timers (its clock reading when it took them off the
+    /// heap, minus their deadlines), summed; divide by [`DriverStats::wakes`] for the mean.
+    /// A task's own [`Wake::lateness`](crate::Wake::lateness) adds its executor's delay.
+    pub fire_lateness_total: Duration,
+    /// The latest the driver fired any timer.
+    pub fire_lateness_max: Duration,
     /// The most timers ever pending at once.
     pub max_pending: usize,
 }
@@ -305,9 +311,9 @@ impl Shared {
             .filter(|&ns| ns < NEVER_NS)
     }
 
-    /// After registering a deadline under the lock: if the driver thread plans to wake later
-    /// than it, moves the plan and returns true, and the caller must [`Shared::interrupt`]
-    /// the driver once the lock is released.
+    /// After registering a deadline under the lock (`_timers` is the proof): if the driver
+    /// thread plans to wake later than it, moves the plan and returns true, and the caller
+    /// must [`Shared::interrupt`] the driver once the lock is released.
     pub(crate) fn plan_earlier(&self, _timers: &Timers, deadline_ns: u64) -> bool {
         let planned = &self.core.planned_ns;
         if deadline_ns < planned.load(Ordering::Relaxed) {
@@ -331,6 +337,7 @@ impl Drop for Shared {
     }
 }
 
+/// The handles cross threads, as executors move tasks: checked at compile time.
 #[allow(dead_code)]
 fn assert_send_sync() {
     fn both<T: Send + Sync>() {}

@@ -45,6 +45,15 @@ pub(crate) enum SlotState {
     Fired { spun: Duration },
 }
 
+/// What one [`Timers::expire`] did.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Expired {
+    pub(crate) fired: usize,
+    /// How late the driver fired them (its own lateness, before any executor's), summed.
+    pub(crate) late_total_ns: u64,
+    pub(crate) late_max_ns: u64,
+}
+
 /// All pending timers of one driver.
 #[derive(Debug, Default)]
 pub(crate) struct Timers {
@@ -163,16 +172,16 @@ impl Timers {
     }
 
     /// Fires up to `limit` timers due at or before `now_ns`, earliest first, moving their
-    /// wakers to `wakers`; returns how many fired.
+    /// wakers to `wakers`.
     pub(crate) fn expire(
         &mut self,
         now_ns: u64,
         spun_ns: u32,
         limit: usize,
         wakers: &mut Vec<Waker>,
-    ) -> usize {
-        let mut fired = 0;
-        while fired < limit {
+    ) -> Expired {
+        let mut expired = Expired::default();
+        while expired.fired < limit {
             match self.heap.first() {
                 Some(top) if top.deadline_ns <= now_ns => {}
                 _ => break,
@@ -182,9 +191,12 @@ impl Timers {
             slot.pos = FIRED;
             slot.spun_ns = spun_ns;
             wakers.extend(slot.waker.take());
-            fired += 1;
+            let late_ns = now_ns - entry.deadline_ns;
+            expired.fired += 1;
+            expired.late_total_ns = expired.late_total_ns.saturating_add(late_ns);
+            expired.late_max_ns = expired.late_max_ns.max(late_ns);
         }
-        fired
+        expired
     }
 
     /// Timers waiting in the heap.
@@ -339,7 +351,7 @@ mod tests {
         let mut fired = Vec::new();
         let mut wakers = Vec::new();
         while let Some(next) = timers.earliest() {
-            assert_eq!(timers.expire(next, 0, 1, &mut wakers), 1);
+            assert_eq!(timers.expire(next, 0, 1, &mut wakers).fired, 1);
             fired.push(next);
         }
         assert_eq!(fired, expected);
@@ -357,7 +369,9 @@ mod tests {
         let a = timers.insert(10, waker());
         let b = timers.insert(20, waker());
         let mut wakers = Vec::new();
-        assert_eq!(timers.expire(15, 7, usize::MAX, &mut wakers), 1);
+        let expired = timers.expire(15, 7, usize::MAX, &mut wakers);
+        assert_eq!(expired.fired, 1);
+        assert_eq!((expired.late_total_ns, expired.late_max_ns), (5, 5));
         assert_eq!(
             timers.state(a),
             SlotState::Fired {

@@ -37,6 +37,8 @@ pub(crate) struct Core {
     spin_time_ns: AtomicU64,
     interrupts: AtomicU64,
     waker_panics: AtomicU64,
+    fire_late_total_ns: AtomicU64,
+    fire_late_max_ns: AtomicU64,
 }
 
 fn nanos(d: Duration) -> u64 {
@@ -56,6 +58,8 @@ impl Core {
             spin_time_ns: AtomicU64::new(0),
             interrupts: AtomicU64::new(0),
             waker_panics: AtomicU64::new(0),
+            fire_late_total_ns: AtomicU64::new(0),
+            fire_late_max_ns: AtomicU64::new(0),
         }
     }
 
@@ -84,6 +88,8 @@ impl Core {
             spin_time: Duration::from_nanos(self.spin_time_ns.load(Relaxed)),
             interrupts: self.interrupts.load(Relaxed),
             waker_panics: self.waker_panics.load(Relaxed),
+            fire_lateness_total: Duration::from_nanos(self.fire_late_total_ns.load(Relaxed)),
+            fire_lateness_max: Duration::from_nanos(self.fire_late_max_ns.load(Relaxed)),
             max_pending: 0,
         }
     }
@@ -139,23 +145,27 @@ fn run(shared: &Weak<Shared>, core: &Core, mut tail: Tail, epoch: Instant) {
         let Some(driver) = shared.upgrade() else {
             return;
         };
-        let (fired, next_ns) = {
+        let (expired, next_ns) = {
             let mut timers = driver.lock();
             let now_ns = nanos(Instant::now().saturating_duration_since(epoch));
             let spun_ns = u32::try_from(spun.as_nanos()).unwrap_or(u32::MAX);
-            let fired = timers.expire(now_ns, spun_ns, BATCH, &mut wakers);
+            let expired = timers.expire(now_ns, spun_ns, BATCH, &mut wakers);
             let next = timers.earliest();
-            let plan = if fired > 0 {
+            let plan = if expired.fired > 0 {
                 0
             } else {
                 next.unwrap_or(NEVER_NS)
             };
             core.planned_ns.store(plan, Relaxed);
-            (fired, next)
+            (expired, next)
         };
         drop(driver);
         spun = Duration::ZERO;
-        if fired > 0 {
+        if expired.fired > 0 {
+            core.fire_late_total_ns
+                .fetch_add(expired.late_total_ns, Relaxed);
+            core.fire_late_max_ns
+                .fetch_max(expired.late_max_ns, Relaxed);
             core.wake_all(&mut wakers);
             continue;
         }
