@@ -139,6 +139,14 @@ fn the_global_driver_says_how_it_waits() {
     let info = Driver::global().timer_info();
     println!("global driver: {info}");
     assert!(!info.mechanism.is_empty());
+    // Where the OS has timer slack (Linux), the driver thread runs with 1 ns of it, or says
+    // why not.
+    if let Some(slack) = info.timer_slack {
+        assert!(
+            slack == Duration::from_nanos(1) || info.degraded.is_some(),
+            "{info}"
+        );
+    }
     assert_eq!(Driver::global().config(), DriverConfig::new());
 }
 
