@@ -4,7 +4,7 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Error {
-    /// A [`Ticker`](crate::Ticker) period of zero: every tick would be due at once, forever.
+    /// A [`Ticker`](crate::Ticker) or [`Interval`](crate::future::Interval) period of zero: every tick would be due at once, forever.
     ZeroPeriod,
     /// A hybrid tail target outside `(0, 1]`.
     InvalidTail(f64),
@@ -14,6 +14,9 @@ pub enum Error {
     InvalidWindow(usize),
     /// A CPU budget outside `[0, 1]`.
     InvalidBudget(f64),
+    /// The OS refused an async timer [`Driver`](crate::future::Driver) its thread or its
+    /// wait objects; the text says which, and why.
+    DriverUnavailable(String),
 }
 
 impl fmt::Display for Error {
@@ -40,6 +43,9 @@ impl fmt::Display for Error {
                     f,
                     "the spin budget must be a fraction in [0, 1], e.g. 0.25; got {b}"
                 )
+            }
+            Error::DriverUnavailable(why) => {
+                write!(f, "the timer driver could not start: {why}")
             }
         }
     }

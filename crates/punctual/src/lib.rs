@@ -28,6 +28,7 @@
 //!   never until a count of iterations.
 //! - [`timer_info`]: which OS timer is in use, and whether it is degraded.
 //! - [`rt`]: the machine settings that decide lateness as much as the timer does.
+//! - [`future`]: the same promises for async code on any executor (see below).
 //!
 //! # Real-time
 //!
@@ -50,6 +51,33 @@
 //! (`CAP_SYS_NICE`, `ulimit -r`, `rtprio` in limits.conf, `LimitRTPRIO=`; `CAP_IPC_LOCK`
 //! and `ulimit -l` for memory), so a program can print it as it is.
 //!
+//! # Async
+//!
+//! [`future::sleep`], [`future::sleep_until`] and [`future::interval`] are futures with
+//! nanosecond deadlines that never complete early and report a [`Wake`] each. They need no
+//! runtime: tokio (current-thread or multi-thread), smol / async-io and `futures::executor`
+//! all drive them, because the waiting is done by a [`future::Driver`] thread that holds
+//! every pending deadline in an indexed heap, sleeps natively until the earliest one (with
+//! an optional learned spin tail, under a CPU budget), and wakes the tasks due. Dropping a
+//! pending sleep removes its timer; [`future::Sleep::reset`] moves one in place; the driver
+//! reports its pending count, memory, CPU time and counters for benchmarks.
+//!
+//! ```
+//! use std::time::Duration;
+//!
+//! futures::executor::block_on(async {
+//!     let mut interval = punctual::future::interval(Duration::from_micros(250))?;
+//!     for _ in 0..4 {
+//!         let tick = interval.tick().await;
+//!         assert!(tick.wake().woke() >= tick.deadline());
+//!     }
+//!     let wake = punctual::future::sleep(Duration::from_micros(100)).await;
+//!     println!("{:?} late", wake.lateness());
+//!     Ok::<(), punctual::Error>(())
+//! })?;
+//! # Ok::<(), punctual::Error>(())
+//! ```
+//!
 //! # Platform notes
 //!
 //! - **Linux**: `clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)`, resumed after `EINTR`,
@@ -61,11 +89,19 @@
 //!   normal waitable timer with `timeBeginPeriod(1)` held during the wait, which
 //!   [`timer_info`] reports as degraded.
 //! - **Other platforms**: `std::thread::sleep`.
+//!
+//! The async driver thread waits with `futex(FUTEX_WAIT_BITSET)` and an absolute
+//! `CLOCK_MONOTONIC` timeout on Linux (timer slack 1 ns), a `kqueue` `EVFILT_TIMER` with
+//! `NOTE_MACHTIME | NOTE_ABSOLUTE` on macOS, a high-resolution waitable timer and an event
+//! with `WaitForMultipleObjects` on Windows, and `Condvar::wait_timeout` elsewhere; see
+//! [`future::Driver`].
 
 #![deny(missing_docs, missing_debug_implementations, unsafe_code)]
 
 mod deadline;
 mod error;
+pub mod future;
+mod grid;
 mod info;
 pub mod margin;
 mod poll;

@@ -1,5 +1,6 @@
 use std::time::{Duration, Instant};
 
+use crate::grid::Grid;
 use crate::wait::sleep_forever;
 use crate::{Error, Sleeper, Wake};
 
@@ -33,6 +34,14 @@ pub struct Tick {
 }
 
 impl Tick {
+    pub(crate) fn new(index: u64, missed: u64, wake: Wake) -> Tick {
+        Tick {
+            index,
+            missed,
+            wake,
+        }
+    }
+
     /// The tick's number on the grid: tick `k` of an un-shifted grid is due at
     /// `first + k * period`.
     pub fn index(&self) -> u64 {
@@ -84,13 +93,7 @@ impl Tick {
 #[derive(Debug, Clone)]
 pub struct Ticker {
     sleeper: Sleeper,
-    policy: MissedTickPolicy,
-    period: Duration,
-    /// Tick `anchor_index` is due at `anchor`; [`MissedTickPolicy::Delay`] moves both.
-    anchor: Instant,
-    anchor_index: u64,
-    next: u64,
-    missed: u64,
+    grid: Grid,
 }
 
 impl Ticker {
@@ -101,8 +104,10 @@ impl Ticker {
     ///
     /// [`Error::ZeroPeriod`] for a zero period.
     pub fn new(period: Duration) -> Result<Ticker, Error> {
-        let now = Instant::now();
-        Ticker::starting_at(now.checked_add(period).unwrap_or(now), period)
+        Ok(Ticker {
+            sleeper: Sleeper::hybrid(),
+            grid: Grid::starting_in_one_period(period)?,
+        })
     }
 
     /// A ticker whose tick 0 is due at `first`, which may be in the past.
@@ -111,17 +116,9 @@ impl Ticker {
     ///
     /// [`Error::ZeroPeriod`] for a zero period.
     pub fn starting_at(first: Instant, period: Duration) -> Result<Ticker, Error> {
-        if period.is_zero() {
-            return Err(Error::ZeroPeriod);
-        }
         Ok(Ticker {
             sleeper: Sleeper::hybrid(),
-            policy: MissedTickPolicy::default(),
-            period,
-            anchor: first,
-            anchor_index: 0,
-            next: 0,
-            missed: 0,
+            grid: Grid::new(first, period)?,
         })
     }
 
@@ -133,18 +130,18 @@ impl Ticker {
 
     /// Handles overdue ticks by `policy`.
     pub fn with_policy(mut self, policy: MissedTickPolicy) -> Ticker {
-        self.policy = policy;
+        self.grid.set_policy(policy);
         self
     }
 
     /// The period.
     pub fn period(&self) -> Duration {
-        self.period
+        self.grid.period()
     }
 
     /// The policy for overdue ticks.
     pub fn policy(&self) -> MissedTickPolicy {
-        self.policy
+        self.grid.policy()
     }
 
     /// The sleeper, with its counters and learned margin.
@@ -154,22 +151,18 @@ impl Ticker {
 
     /// The index of the tick the next [`Ticker::tick`] will wait for, unless it is overdue.
     pub fn next_index(&self) -> u64 {
-        self.next
+        self.grid.next_index()
     }
 
     /// All ticks missed so far.
     pub fn missed(&self) -> u64 {
-        self.missed
+        self.grid.missed()
     }
 
     /// When tick `index` is due on the grid as it stands, or `None` when that is before the
     /// grid's anchor or past the end of `Instant`.
     pub fn deadline_of(&self, index: u64) -> Option<Instant> {
-        let steps = index.checked_sub(self.anchor_index)?;
-        let offset_nanos = self.period.as_nanos().checked_mul(u128::from(steps))?;
-        let secs = u64::try_from(offset_nanos / 1_000_000_000).ok()?;
-        let offset = Duration::new(secs, (offset_nanos % 1_000_000_000) as u32);
-        self.anchor.checked_add(offset)
+        self.grid.deadline_of(index)
     }
 
     /// Waits for the next tick and reports it.
@@ -177,41 +170,10 @@ impl Ticker {
     /// A grid point past the end of `Instant` (some hundreds of years away) is never
     /// reached: the call sleeps natively forever, as [`crate::sleep`] does.
     pub fn tick(&mut self) -> Tick {
-        let now = Instant::now();
-        let mut index = self.next;
-        let mut due = self.deadline_or_forever(index);
-        let mut missed = 0;
-        let overdue = due < now;
-        if overdue {
-            let behind = (now - due).as_nanos();
-            let period = self.period.as_nanos();
-            match self.policy {
-                MissedTickPolicy::Burst => {}
-                MissedTickPolicy::Skip => {
-                    missed = u64::try_from(behind.div_ceil(period)).unwrap_or(u64::MAX);
-                    index = index.saturating_add(missed);
-                    due = self.deadline_or_forever(index);
-                }
-                MissedTickPolicy::Delay => {
-                    missed = u64::try_from(behind / period).unwrap_or(u64::MAX);
-                }
-            }
-        }
-        let wake = self.sleeper.sleep_until(due);
-        if overdue && self.policy == MissedTickPolicy::Delay {
-            self.anchor = wake.woke();
-            self.anchor_index = index;
-        }
-        self.next = index.saturating_add(1);
-        self.missed = self.missed.saturating_add(missed);
-        Tick {
-            index,
-            missed,
-            wake,
-        }
-    }
-
-    fn deadline_or_forever(&self, index: u64) -> Instant {
-        self.deadline_of(index).unwrap_or_else(|| sleep_forever())
+        let due = self.grid.due(Instant::now());
+        let deadline = due.deadline.unwrap_or_else(|| sleep_forever());
+        let wake = self.sleeper.sleep_until(deadline);
+        self.grid.advance(&due, wake.woke());
+        Tick::new(due.index, due.missed, wake)
     }
 }

@@ -2,8 +2,8 @@
 //!
 //! `std::time::Instant` reads `CLOCK_UPTIME_RAW`, which is `mach_absolute_time` scaled to
 //! nanoseconds, so a tick deadline rounded up from the `Instant` deadline is not early.
-//!
-//! The real-time controls are in `macos/rt.rs`.
+//! The async driver's wait, on the same ticks, is in `waiter.rs`.
+//! The real-time controls are in `rt.rs`.
 
 mod rt;
 
@@ -12,6 +12,10 @@ use std::time::{Duration, Instant};
 
 use super::{nanos_until, Platform};
 use crate::TimerInfo;
+
+mod waiter;
+
+pub(crate) use waiter::Waiter;
 
 pub(crate) struct Os;
 
@@ -73,5 +77,16 @@ impl Platform for Os {
             timer_slack: None,
             degraded: None,
         }
+    }
+
+    fn thread_cpu_time() -> Option<Duration> {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec; CLOCK_THREAD_CPUTIME_ID exists since
+        // macOS 10.12 and an unsupported clock is reported as -1 (clock_gettime(3)).
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
     }
 }

@@ -7,29 +7,40 @@
 //! `Instant` (QueryPerformanceCounter) afterwards, since the timer runs on the interrupt
 //! clock and may fire a little before a QPC deadline.
 //!
-//! The real-time controls are in `windows/rt.rs`.
+//! The async driver's wait (`waiter.rs`) pairs such a timer with an event.
+//! The real-time controls are in `rt.rs`.
 
 mod rt;
 
 use std::time::{Duration, Instant};
 
-use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
+use windows_sys::Win32::Foundation::{CloseHandle, FILETIME, HANDLE};
 use windows_sys::Win32::Media::{timeBeginPeriod, timeEndPeriod};
 use windows_sys::Win32::System::Threading::{
-    CreateWaitableTimerExW, SetWaitableTimer, WaitForSingleObject,
-    CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, INFINITE, TIMER_ALL_ACCESS,
+    CreateWaitableTimerExW, GetCurrentThread, GetThreadTimes, SetWaitableTimer,
+    WaitForSingleObject, CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, INFINITE, TIMER_ALL_ACCESS,
 };
 
 use super::{nanos_until, Platform};
 use crate::TimerInfo;
 
+mod waiter;
+
+pub(crate) use waiter::Waiter;
+
 pub(crate) struct Os;
 
-/// A waitable timer owned by one thread.
+/// A waitable timer, owned by one thread (or by the driver's [`Waiter`]).
 struct ThreadTimer {
     handle: HANDLE,
     high_resolution: bool,
 }
+
+// SAFETY: a waitable timer handle is a kernel object handle, valid in every thread of the
+// process (CreateWaitableTimerExW); only the owner sets and waits on it.
+unsafe impl Send for ThreadTimer {}
+// SAFETY: as above; the shared methods only pass the handle to thread-safe kernel calls.
+unsafe impl Sync for ThreadTimer {}
 
 impl ThreadTimer {
     /// The best timer this Windows offers, or `None` when it cannot create any.
@@ -50,25 +61,37 @@ impl ThreadTimer {
         })
     }
 
-    /// One wait of `nanos`, rounded up to 100 ns. Returns false when the timer failed.
-    fn wait(&self, nanos: u64) -> bool {
+    /// Arms the timer to fire once, `nanos` from now rounded up to 100 ns (a negative due
+    /// time is relative). Returns false when the timer refused.
+    fn set(&self, nanos: u64) -> bool {
         let due = -i64::try_from(nanos.div_ceil(100)).unwrap_or(i64::MAX);
+        // SAFETY: `self.handle` is a live timer handle; `due` outlives the call; no
+        // completion routine is registered (SetWaitableTimer).
+        unsafe { SetWaitableTimer(self.handle, &due, 0, None, std::ptr::null(), 0) != 0 }
+    }
+
+    /// Runs `wait` with the 1 ms system timer resolution held if this timer needs it.
+    fn with_period<R>(&self, wait: impl FnOnce() -> R) -> R {
         if !self.high_resolution {
             // SAFETY: timeBeginPeriod has no memory preconditions; it is paired with the
-            // timeEndPeriod below on every path.
+            // timeEndPeriod below.
             unsafe { timeBeginPeriod(1) };
         }
-        // SAFETY: `self.handle` is a live timer handle owned by this thread; `due` outlives
-        // the call; no completion routine is registered (SetWaitableTimer).
-        let set = unsafe { SetWaitableTimer(self.handle, &due, 0, None, std::ptr::null(), 0) };
-        let waited = set != 0
-            // SAFETY: `self.handle` is a live, waitable handle (WaitForSingleObject).
-            && unsafe { WaitForSingleObject(self.handle, INFINITE) } == 0;
+        let result = wait();
         if !self.high_resolution {
             // SAFETY: pairs the timeBeginPeriod(1) above.
             unsafe { timeEndPeriod(1) };
         }
-        waited
+        result
+    }
+
+    /// One wait of `nanos`, rounded up to 100 ns. Returns false when the timer failed.
+    fn wait(&self, nanos: u64) -> bool {
+        self.with_period(|| {
+            self.set(nanos)
+                // SAFETY: `self.handle` is a live, waitable handle (WaitForSingleObject).
+                && unsafe { WaitForSingleObject(self.handle, INFINITE) } == 0
+        })
     }
 }
 
@@ -119,6 +142,28 @@ impl Platform for Os {
             timer_slack: None,
             degraded,
         }
+    }
+
+    fn thread_cpu_time() -> Option<Duration> {
+        let zero = FILETIME {
+            dwLowDateTime: 0,
+            dwHighDateTime: 0,
+        };
+        let (mut creation, mut exit, mut kernel, mut user) = (zero, zero, zero, zero);
+        // SAFETY: GetCurrentThread returns a pseudo-handle valid for the calling thread; the
+        // four FILETIMEs are valid and writable (GetThreadTimes).
+        let ok = unsafe {
+            GetThreadTimes(
+                GetCurrentThread(),
+                &mut creation,
+                &mut exit,
+                &mut kernel,
+                &mut user,
+            )
+        };
+        let hundred_nanos =
+            |t: FILETIME| u64::from(t.dwHighDateTime) << 32 | u64::from(t.dwLowDateTime);
+        (ok != 0).then(|| Duration::from_nanos((hundred_nanos(kernel) + hundred_nanos(user)) * 100))
     }
 }
 

@@ -1,5 +1,6 @@
 //! Linux: `clock_nanosleep(2)` on `CLOCK_MONOTONIC` with `TIMER_ABSTIME`, with the thread's
-//! timer slack cut to 1 ns (`prctl(2)`, `PR_SET_TIMERSLACK`).
+//! timer slack cut to 1 ns (`prctl(2)`, `PR_SET_TIMERSLACK`). The async driver's wait is in
+//! `waiter.rs`.
 //!
 //! `std::time::Instant` reads `CLOCK_MONOTONIC` here, so an absolute target computed on that
 //! clock cannot fire before the `Instant` deadline. The target is absolute so that a signal
@@ -19,6 +20,10 @@ use std::time::{Duration, Instant};
 
 use super::{nanos_until, Platform};
 use crate::TimerInfo;
+
+mod waiter;
+
+pub(crate) use waiter::Waiter;
 
 pub(crate) struct Os;
 
@@ -93,6 +98,17 @@ fn clock_resolution() -> Option<Duration> {
     (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
 }
 
+fn clock_time(clock: libc::clockid_t) -> Option<Duration> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; an unsupported clock is reported as -1
+    // (clock_gettime(2)), not undefined behaviour.
+    let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
+    (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+}
+
 impl Platform for Os {
     const INITIAL_MARGIN: Duration = Duration::from_micros(100);
 
@@ -144,5 +160,9 @@ impl Platform for Os {
             timer_slack: rt::timer_slack_in_force().ok(),
             degraded: (!degraded.is_empty()).then(|| degraded.join("; ")),
         }
+    }
+
+    fn thread_cpu_time() -> Option<Duration> {
+        clock_time(libc::CLOCK_THREAD_CPUTIME_ID)
     }
 }

@@ -1,0 +1,349 @@
+//! The timer driver: its public handle, its configuration and counters, and the state shared
+//! between the futures and the driver thread (`thread.rs`).
+
+use std::fmt;
+use std::sync::atomic::Ordering;
+use std::sync::{mpsc, Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::heap::Timers;
+use super::thread::{self, Core};
+use super::{Interval, Sleep};
+use crate::grid::Grid;
+use crate::sys::{self, DriverWait};
+use crate::{Error, HybridConfig, TimerInfo};
+
+/// What the driver thread does in the last stretch before a deadline.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[non_exhaustive]
+pub enum SpinTail {
+    /// Sleep natively all the way (the default): the least CPU.
+    #[default]
+    None,
+    /// Wake natively this long before each deadline and spin the rest, whatever it costs.
+    Fixed(Duration),
+    /// Learn the margin from the driver's own measured oversleep and spin it, within the CPU
+    /// budget, as the hybrid [`Strategy`](crate::Strategy) does; see [`margin`](crate::margin).
+    /// The budget applies to each of the driver's waits: a margin longer than `budget` of
+    /// the time to the next deadline is not spun.
+    Learned(HybridConfig),
+}
+
+/// How a [`Driver`] waits; the default sleeps natively, with no spin tail.
+///
+/// # Examples
+///
+/// ```
+/// use punctual::future::{DriverConfig, SpinTail};
+/// use punctual::HybridConfig;
+///
+/// let config = DriverConfig::new().spin_tail(SpinTail::Learned(HybridConfig::new().budget(0.1)));
+/// assert!(config.validate().is_ok());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DriverConfig {
+    spin_tail: SpinTail,
+}
+
+impl DriverConfig {
+    /// Native waits only.
+    pub fn new() -> DriverConfig {
+        DriverConfig::default()
+    }
+
+    /// Ends each wait with `tail`.
+    pub fn spin_tail(mut self, tail: SpinTail) -> DriverConfig {
+        self.spin_tail = tail;
+        self
+    }
+
+    /// The spin tail in use.
+    pub fn tail(&self) -> SpinTail {
+        self.spin_tail
+    }
+
+    /// Checks the learned tail's configuration.
+    ///
+    /// # Errors
+    ///
+    /// Whatever [`HybridConfig::validate`] finds.
+    pub fn validate(&self) -> Result<(), Error> {
+        match &self.spin_tail {
+            SpinTail::Learned(config) => config.validate(),
+            SpinTail::None | SpinTail::Fixed(_) => Ok(()),
+        }
+    }
+}
+
+/// Counters of a [`Driver`] since it started.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DriverStats {
+    /// Timers fired (their wakers woken).
+    pub wakes: u64,
+    /// Waits of the driver thread that ended in a spin tail.
+    pub spun: u64,
+    /// Waits whose learned margin the CPU budget cut short of the tail target.
+    pub capped: u64,
+    /// Waits done natively all the way: no recent oversleep fit in the CPU budget.
+    pub native_only: u64,
+    /// Waits whose native part woke after the deadline itself: the margin was short.
+    pub native_late: u64,
+    /// Total time the driver thread spent spinning.
+    pub spin_time: Duration,
+    /// Waits cut short because an earlier timer was registered.
+    pub interrupts: u64,
+    /// Wakers whose `wake` panicked; the driver caught the panic and carried on.
+    pub waker_panics: u64,
+    /// How late the driver fired its timers (its clock reading when it took them off the
+    /// heap, minus their deadlines), summed; divide by [`DriverStats::wakes`] for the mean.
+    /// A task's own [`Wake::lateness`](crate::Wake::lateness) adds its executor's delay.
+    pub fire_lateness_total: Duration,
+    /// The latest the driver fired any timer.
+    pub fire_lateness_max: Duration,
+    /// The most timers ever pending at once.
+    pub max_pending: usize,
+}
+
+/// A timer driver: one thread that holds the pending deadlines of its [`Sleep`]s and
+/// [`Interval`]s, sleeps natively until the earliest, and wakes the tasks due.
+///
+/// [`Driver::global`] is the one [`sleep`](super::sleep) and friends use; [`Driver::new`]
+/// makes a private one (another thread, another spin tail). A `Driver` is a cheap handle:
+/// clones share the driver, and its thread ends once the last handle and the last of its
+/// timers are dropped.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual::future::{Driver, DriverConfig};
+///
+/// let driver = Driver::new(DriverConfig::new())?;
+/// let wake = futures::executor::block_on(driver.sleep(Duration::from_micros(300)));
+/// assert!(wake.woke() >= wake.deadline());
+/// assert_eq!(driver.pending(), 0);
+/// # Ok::<(), punctual::Error>(())
+/// ```
+///
+/// # Implementation notes
+///
+/// The deadlines sit in an indexed 4-ary heap of nanosecond deadlines (`O(log n)` insert,
+/// cancel and reset, no allocation for a reset), behind one mutex. The thread waits with:
+///
+/// - **Linux**: `futex(2)` `FUTEX_WAIT_BITSET` with an absolute `CLOCK_MONOTONIC` timeout,
+///   timer slack 1 ns (`PR_SET_TIMERSLACK`); an earlier timer `FUTEX_WAKE`s it.
+/// - **macOS**: `kqueue(2)`, a one-shot `EVFILT_TIMER` with `NOTE_MACHTIME | NOTE_ABSOLUTE`
+///   and an `EVFILT_USER` event to interrupt it.
+/// - **Windows**: a high-resolution waitable timer and an event, `WaitForMultipleObjects`.
+/// - **Other platforms**: `Condvar::wait_timeout`.
+#[derive(Clone)]
+pub struct Driver {
+    shared: Arc<Shared>,
+}
+
+/// What the futures and the driver thread share.
+pub(crate) struct Shared {
+    timers: Mutex<Timers>,
+    /// Deadlines are nanoseconds since this instant.
+    epoch: Instant,
+    core: Arc<Core>,
+    config: DriverConfig,
+    timer_info: OnceLock<TimerInfo>,
+}
+
+impl Driver {
+    /// The process-wide driver, started on first use on a thread named `punctual-timer`,
+    /// sleeping natively (no spin tail).
+    ///
+    /// # Panics
+    ///
+    /// When the OS refuses the driver its thread or its wait objects on first use; there is
+    /// no sensible way to wait without them. [`Driver::new`] reports that as an error instead.
+    pub fn global() -> &'static Driver {
+        static GLOBAL: OnceLock<Driver> = OnceLock::new();
+        GLOBAL.get_or_init(|| {
+            Driver::new(DriverConfig::new())
+                .unwrap_or_else(|error| panic!("punctual: the global timer driver: {error}"))
+        })
+    }
+
+    /// Starts a private driver on a new thread named `punctual-timer`.
+    ///
+    /// # Errors
+    ///
+    /// [`HybridConfig::validate`]'s errors for a learned tail;
+    /// [`Error::DriverUnavailable`] when the OS refuses the thread or the wait objects.
+    pub fn new(config: DriverConfig) -> Result<Driver, Error> {
+        config.validate()?;
+        let unavailable =
+            |what: &str, e: std::io::Error| Error::DriverUnavailable(format!("{what}: {e}"));
+        let waiter = sys::Waiter::new().map_err(|e| unavailable("wait objects", e))?;
+        let core = Arc::new(Core::new(waiter));
+        let shared = Arc::new(Shared {
+            timers: Mutex::new(Timers::default()),
+            epoch: Instant::now(),
+            core: Arc::clone(&core),
+            config,
+            timer_info: OnceLock::new(),
+        });
+        let (started, running) = mpsc::channel();
+        thread::spawn(Arc::downgrade(&shared), core, started)
+            .map_err(|e| unavailable("thread", e))?;
+        running.recv().map_err(|_| {
+            Error::DriverUnavailable("the driver thread ended while starting".to_string())
+        })?;
+        Ok(Driver { shared })
+    }
+
+    /// A [`Sleep`] for `duration` from now, on this driver; see [`super::sleep`].
+    pub fn sleep(&self, duration: Duration) -> Sleep {
+        Sleep::after(&self.shared, duration)
+    }
+
+    /// A [`Sleep`] until `deadline`, on this driver; see [`super::sleep_until`].
+    pub fn sleep_until(&self, deadline: Instant) -> Sleep {
+        Sleep::until(&self.shared, deadline)
+    }
+
+    /// An [`Interval`] whose tick 0 is one `period` from now, on this driver.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ZeroPeriod`] for a zero period.
+    pub fn interval(&self, period: Duration) -> Result<Interval, Error> {
+        Ok(Interval::new(
+            &self.shared,
+            Grid::starting_in_one_period(period)?,
+        ))
+    }
+
+    /// An [`Interval`] whose tick 0 is due at `first` (which may be past), on this driver.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ZeroPeriod`] for a zero period.
+    pub fn interval_at(&self, first: Instant, period: Duration) -> Result<Interval, Error> {
+        Ok(Interval::new(&self.shared, Grid::new(first, period)?))
+    }
+
+    /// Timers waiting for their deadline now (polled at least once, not yet fired, not
+    /// dropped).
+    pub fn pending(&self) -> usize {
+        self.shared.lock().pending()
+    }
+
+    /// Bytes of memory the driver's timer storage holds now: about 40 bytes per pending
+    /// timer, given back once the driver has no timers. A [`Sleep`] itself is
+    /// `size_of::<Sleep>()` more, wherever its task keeps it.
+    pub fn allocated_bytes(&self) -> usize {
+        self.shared.lock().allocated_bytes()
+    }
+
+    /// The CPU time the driver thread has used: exact once it has no timers left, otherwise
+    /// as of at most a millisecond before its latest wait; `None` where the OS has no
+    /// per-thread CPU clock.
+    ///
+    /// # Implementation notes
+    ///
+    /// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)` on Linux and macOS, `GetThreadTimes` on
+    /// Windows, read by the driver thread itself before it waits.
+    pub fn cpu_time(&self) -> Option<Duration> {
+        self.shared.core.cpu_time()
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> DriverStats {
+        let mut stats = self.shared.core.stats();
+        stats.max_pending = self.shared.lock().max_pending();
+        stats
+    }
+
+    /// The configuration the driver runs with.
+    pub fn config(&self) -> DriverConfig {
+        self.shared.config
+    }
+
+    /// How the driver thread waits, and whether that is degraded.
+    pub fn timer_info(&self) -> TimerInfo {
+        self.shared
+            .timer_info
+            .get()
+            .cloned()
+            .expect("set before the driver is returned")
+    }
+}
+
+impl fmt::Debug for Driver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Driver")
+            .field("pending", &self.pending())
+            .field("config", &self.shared.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Marks the driver's planned wake as "never" in [`Core::planned_ns`].
+pub(crate) const NEVER_NS: u64 = u64::MAX;
+
+impl Shared {
+    /// The timers, whatever panicked while holding them: no code that can panic runs under
+    /// this lock between two changes that must go together.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Timers> {
+        self.timers.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn epoch(&self) -> Instant {
+        self.epoch
+    }
+
+    pub(crate) fn config(&self) -> DriverConfig {
+        self.config
+    }
+
+    pub(crate) fn set_timer_info(&self, info: TimerInfo) {
+        let _ = self.timer_info.set(info);
+    }
+
+    /// `deadline` in the driver's nanoseconds, or `None` past what they can count (about
+    /// 584 years from the driver's start): such a deadline never comes.
+    pub(crate) fn nanos_of(&self, deadline: Instant) -> Option<u64> {
+        u64::try_from(deadline.saturating_duration_since(self.epoch).as_nanos())
+            .ok()
+            .filter(|&ns| ns < NEVER_NS)
+    }
+
+    /// After registering a deadline under the lock (`_timers` is the proof): if the driver
+    /// thread plans to wake later than it, moves the plan and returns true, and the caller
+    /// must [`Shared::interrupt`] the driver once the lock is released.
+    pub(crate) fn plan_earlier(&self, _timers: &Timers, deadline_ns: u64) -> bool {
+        let planned = &self.core.planned_ns;
+        if deadline_ns < planned.load(Ordering::Relaxed) {
+            planned.store(deadline_ns, Ordering::Relaxed);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Cuts the driver thread's wait short.
+    pub(crate) fn interrupt(&self) {
+        self.core.interrupt();
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // The thread holds only a weak reference: wake it so it sees the driver is gone.
+        self.core.wake_to_exit();
+    }
+}
+
+/// The handles cross threads, as executors move tasks: checked at compile time.
+#[allow(dead_code)]
+fn assert_send_sync() {
+    fn both<T: Send + Sync>() {}
+    both::<Driver>();
+    both::<Sleep>();
+    both::<Interval>();
+}
