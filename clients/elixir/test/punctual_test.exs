@@ -240,6 +240,22 @@ defmodule PunctualTest do
     end
   end
 
+  test "pending wakes hear when the process that opened the port crashes" do
+    test = self()
+
+    spawn(fn ->
+      {:ok, sleeper} = Punctual.open(realtime: false)
+      send(test, {:sleeper, self(), sleeper})
+      receive do: (:crash -> exit(:crashed))
+    end)
+
+    assert_receive {:sleeper, owner, sleeper}, 5_000
+    {:ok, _id} = Punctual.wake_after(sleeper, 10_000_000_000)
+    send(owner, :crash)
+    assert_receive message, 5_000
+    assert Punctual.message(sleeper, message) == {:closed, :closed}
+  end
+
   @tag :unix
   test "the program ends with the process that opened it" do
     test = self()

@@ -34,7 +34,7 @@ impl fmt::Display for ShortPayload {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "the input ended {} bytes into a frame of length {}",
+            "the input ended after {} of the {} payload bytes of a frame",
             self.got, self.length
         )
     }

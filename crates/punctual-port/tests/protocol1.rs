@@ -122,7 +122,7 @@ fn a_short_payload_exits_2_with_a_message() {
     let (status, stderr) = port.wait();
     assert_eq!(status.code(), Some(2));
     assert!(
-        stderr.contains("ended 3 bytes into a frame of length 8"),
+        stderr.contains("ended after 3 of the 8 payload bytes"),
         "stderr: {stderr}"
     );
 }

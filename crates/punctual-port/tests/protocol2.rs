@@ -326,7 +326,7 @@ fn the_end_of_input_exits_0_and_a_cut_frame_exits_2() {
     let (status, stderr) = port.wait();
     assert_eq!(status.code(), Some(2));
     assert!(
-        stderr.contains("ended 1 bytes into a frame of length 21"),
+        stderr.contains("ended after 1 of the 21 payload bytes"),
         "{stderr}"
     );
 }

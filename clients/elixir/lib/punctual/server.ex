@@ -28,6 +28,10 @@ defmodule Punctual.Server do
   @handshake_ms 10_000
 
   def init({opts, args, owner}) do
+    # So that the end of a linked opener, or the port's own exit signal, goes through
+    # `terminate/2`, which tells pending wakes; the owner's monitor decides when to stop.
+    Process.flag(:trap_exit, true)
+
     case Punctual.Binary.path(opts) do
       {:ok, path} -> start_port(path, args, opts, owner)
       {:error, reason} -> {:stop, reason}
@@ -150,6 +154,9 @@ defmodule Punctual.Server do
   def handle_info({:DOWN, ref, :process, _, _}, %{owner: ref} = state) do
     {:stop, :normal, state}
   end
+
+  # The port's exit signal follows its exit status; a linked opener's end, its monitor.
+  def handle_info({:EXIT, _from, _reason}, state), do: {:noreply, state}
 
   def handle_info(_other, state), do: {:noreply, state}
 
