@@ -10,6 +10,7 @@ use crate::bench::load::LoadKind;
 use crate::bench::method::{self, MethodSpec, METHODS};
 use crate::bench::{Mode, Phase};
 use crate::units;
+use punctual::Strategy;
 
 #[derive(Debug, Parser)]
 #[command(name = "punctual", version, about = "How late does each way to wait wake up, here?", long_about = None)]
@@ -24,6 +25,8 @@ pub enum Command {
     Bench(BenchArgs),
     /// What does a plain OS sleep really cost here? Detects the sleep quantum.
     Probe(ProbeArgs),
+    /// Periodic wake-ups on a fixed grid, measured and reported as cyclictest does.
+    Grid(GridArgs),
 }
 
 #[derive(Debug, Args)]
@@ -108,6 +111,92 @@ pub struct ProbeArgs {
     pub mock_quantum: Option<Duration>,
 }
 
+/// `punctual grid`: cyclictest's periodic latency test, with any of punctual's strategies.
+///
+/// Output follows cyclictest: one `T:` summary line per thread (values in microseconds), then
+/// a `Q:` line with the median, 99th and 99.9th percentiles in nanoseconds and the periods
+/// missed. A refused real-time setting (priority, memory lock, DMA latency, affinity) stops
+/// the run with exit code 1 before anything is measured, as cyclictest does.
+#[derive(Debug, Args)]
+#[command(after_help = GRID_AFTER_HELP)]
+pub struct GridArgs {
+    /// Period of the wake-ups (cyclictest -i, which takes microseconds).
+    #[arg(short, long, value_name = "TIME", default_value = "1ms", allow_hyphen_values = true, value_parser = parse_interval)]
+    pub interval: Duration,
+
+    /// Wake-ups per thread [default: run for --duration].
+    #[arg(short, long, value_name = "N", conflicts_with = "duration", allow_negative_numbers = true, value_parser = parse_loops)]
+    pub loops: Option<u64>,
+
+    /// How long to run (e.g. 10s, 5m, 2h, 1d); Ctrl-C stops early and still reports.
+    #[arg(short = 'D', long, value_name = "TIME", default_value = "10s", allow_hyphen_values = true, value_parser = units::parse_run_length)]
+    pub duration: Duration,
+
+    /// Measuring threads, or `all` for one per CPU this process may use (-t alone).
+    #[arg(short, long, value_name = "N", num_args = 0..=1, default_value = "1", default_missing_value = "all", allow_negative_numbers = true, value_parser = parse_threads)]
+    pub threads: ThreadCount,
+
+    /// Pin thread N to the Nth of these CPUs, round robin (e.g. 2 or 0,2-3) [alone: every CPU this process may use].
+    #[arg(short, long, value_name = "CPUS", num_args = 0..=1, require_equals = false, default_missing_value = "all", value_parser = parse_cpus)]
+    pub affinity: Option<CpuList>,
+
+    /// Run each measuring thread under SCHED_FIFO at this priority, 1-99 (Windows:
+    /// time-critical; macOS: time-constraint).
+    #[arg(short, long, value_name = "P", allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(1..=99))]
+    pub priority: Option<i32>,
+
+    /// Lock all memory into RAM (mlockall) for the run.
+    #[arg(short, long, visible_alias = "mlockall")]
+    pub mlock: bool,
+
+    /// Hold /dev/cpu_dma_latency at this many microseconds for the run (0: shallowest idle).
+    #[arg(long, value_name = "US", allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=2_000_000_000))]
+    pub dma_latency: Option<u32>,
+
+    /// How each thread waits for its next period.
+    #[arg(short, long, value_name = "STRATEGY", default_value = "hybrid", value_parser = parse_strategy)]
+    pub strategy: Strategy,
+
+    /// Print only the final results (cyclictest -q); the environment goes to stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Print cyclictest's latency histogram, one row per microsecond up to MAX_US.
+    #[arg(long, value_name = "MAX_US", allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub histogram: Option<u32>,
+
+    /// Write the results in the rt-tests JSON layout of cyclictest --json (`-` for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Replace the clock, the waits and the machine with deterministic stand-ins (for tests).
+    #[arg(long, hide = true)]
+    pub mock_timer: bool,
+}
+
+const GRID_AFTER_HELP: &str = "\
+Each T: line (cyclictest's, in microseconds) is followed by a Q: line: the median, 99th and
+99.9th percentile lateness in nanoseconds, and the periods missed.
+
+Exit codes: 0 measured; 1 a setting was refused (then nothing is measured) or the run failed;
+2 bad arguments.";
+
+/// How many measuring threads `--threads` asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThreadCount {
+    /// One per CPU the process may run on.
+    PerCpu,
+    Exactly(usize),
+}
+
+/// The CPUs `--affinity` named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CpuList {
+    /// Every CPU the process may run on.
+    All,
+    Listed(Vec<usize>),
+}
+
 /// The methods `--methods` named, in table order.
 pub type MethodList = Vec<&'static MethodSpec>;
 /// The waits `--wait` named, in the order given.
@@ -145,4 +234,60 @@ fn parse_svg_path(text: &str) -> Result<PathBuf, String> {
             "`{text}`: the plot is an SVG file; give a name ending in .svg"
         ))
     }
+}
+
+/// Below a microsecond cyclictest's reports, which count whole microseconds, say nothing.
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    let interval = units::parse_wait(text)?;
+    if interval < Duration::from_micros(1) {
+        return Err(format!(
+            "`{text}` is under a microsecond: the interval must be at least 1us"
+        ));
+    }
+    Ok(interval)
+}
+
+fn parse_loops(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(0) => Err("0 loops: give at least 1".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{text}` is not a number of loops: give 1 or more")),
+    }
+}
+
+fn parse_threads(text: &str) -> Result<ThreadCount, String> {
+    if text.trim() == "all" {
+        return Ok(ThreadCount::PerCpu);
+    }
+    match text.trim().parse::<usize>() {
+        Ok(n @ 1..=1024) => Ok(ThreadCount::Exactly(n)),
+        Ok(_) => Err(format!("`{text}` threads: give 1 to 1024, or all")),
+        Err(_) => Err(format!(
+            "`{text}` is not a thread count: give 1 to 1024, or all"
+        )),
+    }
+}
+
+/// `all`, or CPU numbers and ranges: `2`, `0,2-3`.
+fn parse_cpus(text: &str) -> Result<CpuList, String> {
+    if text.trim() == "all" {
+        return Ok(CpuList::All);
+    }
+    let bad = || format!("`{text}` is not a CPU list: write e.g. 2, 0,2 or 0-3");
+    let mut cpus = Vec::new();
+    for part in text.split(',').map(str::trim) {
+        let (first, last) = part.split_once('-').unwrap_or((part, part));
+        let first: usize = first.trim().parse().map_err(|_| bad())?;
+        let last: usize = last.trim().parse().map_err(|_| bad())?;
+        if first > last || last >= 4096 {
+            return Err(bad());
+        }
+        cpus.extend(first..=last);
+    }
+    Ok(CpuList::Listed(cpus))
+}
+
+fn parse_strategy(text: &str) -> Result<Strategy, String> {
+    text.parse()
+        .map_err(|e: punctual::UnknownStrategy| e.to_string())
 }

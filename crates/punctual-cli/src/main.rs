@@ -4,6 +4,7 @@ mod bench;
 mod cli;
 mod environment;
 mod export;
+mod grid;
 mod output;
 mod probe;
 mod rng;
@@ -34,6 +35,7 @@ fn run() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Bench(args) => bench_command(args),
         Command::Probe(args) => probe::command(&args),
+        Command::Grid(args) => grid::command(&args),
     }
 }
 

@@ -5,8 +5,25 @@ use std::time::Duration;
 /// The longest wait the CLI accepts: longer is surely a typo, and would take hours to measure.
 pub const MAX_WAIT: Duration = Duration::from_secs(3600);
 
+/// The longest run `--duration` accepts: a month, longer than any soak test needs.
+pub const MAX_RUN: Duration = Duration::from_secs(31 * 24 * 3600);
+
 /// Parses `<number><unit>` with unit `ns`, `us` (or `µs`), `ms` or `s`; decimals allowed.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    parse_up_to(text, MAX_WAIT, false)
+}
+
+/// A run length, longer than zero and at most [`MAX_RUN`]: what [`parse_duration`] takes,
+/// plus minutes (`m` or `min`), hours (`h`) and days (`d`), as cyclictest's `-D` takes them.
+pub fn parse_run_length(text: &str) -> Result<Duration, String> {
+    let run = parse_up_to(text, MAX_RUN, true)?;
+    if run.is_zero() {
+        return Err(format!("`{text}` is zero: a run must be longer than zero"));
+    }
+    Ok(run)
+}
+
+fn parse_up_to(text: &str, max: Duration, long_units: bool) -> Result<Duration, String> {
     let text = text.trim();
     if text.starts_with('-') {
         return Err(format!(
@@ -22,23 +39,33 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             "`{text}` is not a duration: write e.g. 100us, 1.5ms or 2s"
         ));
     }
+    let units = if long_units {
+        "ns, us, ms, s, m, h or d"
+    } else {
+        "ns, us, ms or s"
+    };
     let nanos_per_unit: f64 = match unit.trim() {
         "ns" => 1.0,
         "us" | "µs" => 1e3,
         "ms" => 1e6,
         "s" => 1e9,
+        "m" | "min" if long_units => 60e9,
+        "h" if long_units => 3600e9,
+        "d" if long_units => 86400e9,
         "" => return Err(format!("`{text}` has no unit: write e.g. 100us, 1ms or 2s")),
-        other => return Err(format!("`{other}` is not a unit: use ns, us, ms or s")),
+        other => return Err(format!("`{other}` is not a unit: use {units}")),
     };
     let value: f64 = number
         .parse()
         .map_err(|_| format!("`{text}` is not a duration: write e.g. 100us, 1.5ms or 2s"))?;
     let nanos = (value * nanos_per_unit).round();
-    if !nanos.is_finite() || nanos > MAX_WAIT.as_nanos() as f64 {
-        return Err(format!(
-            "`{text}` is too long: at most {}",
-            format_duration(MAX_WAIT)
-        ));
+    if !nanos.is_finite() || nanos > max.as_nanos() as f64 {
+        let most = if long_units {
+            format!("{} days", max.as_secs() / 86_400)
+        } else {
+            format_duration(max)
+        };
+        return Err(format!("`{text}` is too long: at most {most}"));
     }
     Ok(Duration::from_nanos(nanos as u64))
 }
@@ -142,6 +169,20 @@ mod tests {
             .contains("too long"));
         assert!(parse_wait("2h").is_err());
         assert!(parse_wait_list("1ms,,2ms").is_err());
+    }
+
+    #[test]
+    fn run_lengths_take_minutes_hours_and_days() {
+        assert_eq!(parse_run_length("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_run_length("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(parse_run_length("10min"), Ok(Duration::from_secs(600)));
+        assert_eq!(parse_run_length("1.5h"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_run_length("2d"), Ok(Duration::from_secs(172_800)));
+        assert_eq!(parse_run_length("10ms"), Ok(Duration::from_millis(10)));
+        assert!(parse_run_length("0s").unwrap_err().contains("zero"));
+        assert!(parse_run_length("-1h").unwrap_err().contains("negative"));
+        assert!(parse_run_length("32d").unwrap_err().contains("too long"));
+        assert!(parse_run_length("2w").unwrap_err().contains("m, h or d"));
     }
 
     #[test]

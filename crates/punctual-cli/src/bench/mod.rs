@@ -4,10 +4,10 @@
 //! machine does meanwhile (a noisy neighbour on a VM, a frequency change) falls on all of
 //! them alike. Only one method runs at a time, each on a thread of its own.
 
-mod clock;
+pub mod clock;
 pub mod load;
 pub mod method;
-mod methods;
+pub mod methods;
 pub mod recommend;
 pub mod stats;
 mod worker;

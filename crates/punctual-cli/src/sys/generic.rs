@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::{CoarseClock, Facts, LoadPriority, Platform};
+use super::{CoarseClock, CpuTimes, Facts, LoadPriority, Platform, SystemInfo};
 
 pub struct Os;
 
@@ -29,5 +29,29 @@ impl Platform for Os {
             os: std::env::consts::OS.to_string(),
             ..Facts::default()
         }
+    }
+
+    fn thread_id() -> u64 {
+        0
+    }
+
+    fn system_info() -> SystemInfo {
+        SystemInfo {
+            sysname: std::env::consts::OS.to_string(),
+            machine: std::env::consts::ARCH.to_string(),
+            ..SystemInfo::default()
+        }
+    }
+
+    fn cpu_times() -> Option<CpuTimes> {
+        None
+    }
+
+    fn process_cpu_time() -> Option<Duration> {
+        None
+    }
+
+    fn catch_interrupt() -> bool {
+        false
     }
 }

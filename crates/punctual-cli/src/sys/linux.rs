@@ -1,11 +1,11 @@
-//! Linux: `/proc`, `/sys`, `clock_gettime(2)` and per-thread nice values.
+//! Linux: `/proc`, `/sys`, `clock_gettime(2)`, `gettid(2)` and per-thread nice values.
 
 use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
 use super::unix;
-use super::{CoarseClock, Facts, LoadPriority, Platform};
+use super::{CoarseClock, CpuTimes, Facts, LoadPriority, Platform, SystemInfo};
 
 pub struct Os;
 
@@ -141,7 +141,10 @@ impl Platform for Os {
     fn facts() -> Facts {
         let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let uname = unix::uname();
-        let version = uname.as_ref().map(|u| u.2.clone()).unwrap_or_default();
+        let version = uname
+            .as_ref()
+            .map(|u| u.version.clone())
+            .unwrap_or_default();
         let preemption = ["PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT"]
             .into_iter()
             .find(|model| version.split_whitespace().any(|w| w == *model))
@@ -153,7 +156,7 @@ impl Platform for Os {
             || version.contains("PREEMPT_RT");
         Facts {
             os: os_release().map_or("Linux".to_string(), |d| format!("Linux ({d})")),
-            kernel: uname.map(|(_, release, version)| format!("{release} {version}")),
+            kernel: uname.map(|u| format!("{} {}", u.release, u.version)),
             cpu_model: cpuinfo_field(&cpuinfo, "model name"),
             clocksource: read("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
             timer_slack: read("/proc/thread-self/timerslack_ns")
@@ -174,5 +177,72 @@ impl Platform for Os {
             scheduling: scheduling(),
             timer_resolution: None,
         }
+    }
+
+    fn thread_id() -> u64 {
+        // SAFETY: gettid has no preconditions and cannot fail (gettid(2)).
+        let tid = unsafe { libc::gettid() };
+        tid as u64
+    }
+
+    fn system_info() -> SystemInfo {
+        unix::uname().unwrap_or_else(|| SystemInfo {
+            sysname: "Linux".to_string(),
+            machine: std::env::consts::ARCH.to_string(),
+            ..SystemInfo::default()
+        })
+    }
+
+    fn cpu_times() -> Option<CpuTimes> {
+        let stat = fs::read_to_string("/proc/stat").ok()?;
+        proc_stat_times(&stat, clock_ticks()?)
+    }
+
+    fn process_cpu_time() -> Option<Duration> {
+        unix::process_cpu_time()
+    }
+
+    fn catch_interrupt() -> bool {
+        unix::catch_interrupt()
+    }
+}
+
+fn clock_ticks() -> Option<u64> {
+    // SAFETY: sysconf has no preconditions; -1 means unknown (sysconf(3)).
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    u64::try_from(hz).ok().filter(|&hz| hz > 0)
+}
+
+/// The first line of `/proc/stat` (proc(5)): user nice system idle iowait irq softirq steal,
+/// in clock ticks. Guest time is already inside user and nice.
+fn proc_stat_times(stat: &str, ticks_per_second: u64) -> Option<CpuTimes> {
+    let fields: Vec<u64> = stat
+        .lines()
+        .next()?
+        .strip_prefix("cpu ")?
+        .split_whitespace()
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
+    let field = |i: usize| fields.get(i).copied().unwrap_or(0);
+    let busy = field(0) + field(1) + field(2) + field(5) + field(6) + field(7);
+    let total = busy + field(3) + field(4);
+    let ticks = |n: u64| Duration::from_nanos(n.saturating_mul(1_000_000_000 / ticks_per_second));
+    Some(CpuTimes {
+        busy: ticks(busy),
+        total: ticks(total),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_stat_counts_interrupts_and_steal_as_busy() {
+        let stat = "cpu  100 5 50 800 10 3 2 30 7 0\ncpu0 1 2 3 4\n";
+        let times = proc_stat_times(stat, 100).unwrap();
+        assert_eq!(times.busy, Duration::from_millis(1900));
+        assert_eq!(times.total, Duration::from_millis(10_000));
+        assert_eq!(proc_stat_times("intr 1 2\n", 100), None);
     }
 }

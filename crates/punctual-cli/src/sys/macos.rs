@@ -4,7 +4,7 @@ use std::ffi::CString;
 use std::time::Duration;
 
 use super::unix;
-use super::{CoarseClock, Facts, LoadPriority, Platform};
+use super::{CoarseClock, CpuTimes, Facts, LoadPriority, Platform, SystemInfo};
 
 pub struct Os;
 
@@ -85,10 +85,43 @@ impl Platform for Os {
         Facts {
             os: sysctl_string("kern.osproductversion")
                 .map_or("macOS".to_string(), |v| format!("macOS {v}")),
-            kernel: uname.map(|(sys, release, _)| format!("{sys} {release}")),
+            kernel: uname.map(|u| format!("{} {}", u.sysname, u.release)),
             cpu_model: sysctl_string("machdep.cpu.brand_string"),
             scheduling: unix::nice().map(|n| format!("default policy, nice {n}")),
             ..Facts::default()
         }
+    }
+
+    fn thread_id() -> u64 {
+        let mut id: u64 = 0;
+        // SAFETY: a null thread means the calling thread; `id` is a valid, writable u64
+        // (pthread_threadid_np, <pthread.h>).
+        let rc = unsafe { libc::pthread_threadid_np(0, &mut id) };
+        if rc == 0 {
+            id
+        } else {
+            0
+        }
+    }
+
+    fn system_info() -> SystemInfo {
+        unix::uname().unwrap_or_else(|| SystemInfo {
+            sysname: "Darwin".to_string(),
+            machine: std::env::consts::ARCH.to_string(),
+            ..SystemInfo::default()
+        })
+    }
+
+    fn cpu_times() -> Option<CpuTimes> {
+        // host_processor_info would tell; not worth a Mach binding for one warning.
+        None
+    }
+
+    fn process_cpu_time() -> Option<Duration> {
+        unix::process_cpu_time()
+    }
+
+    fn catch_interrupt() -> bool {
+        unix::catch_interrupt()
     }
 }

@@ -1,6 +1,6 @@
-//! The CLI's platform layer: thread CPU clocks, load-thread priorities, the coarse clock and
-//! the facts of the environment header. The rest of the CLI names only `sys::Os` and the
-//! types here; it never writes `cfg(target_os)`.
+//! The CLI's platform layer: thread CPU clocks, load-thread priorities, the coarse clock, the
+//! facts of the environment header, thread ids and machine-wide CPU time. The rest of the CLI
+//! names only `sys::Os` and the types here; it never writes `cfg(target_os)`.
 //!
 //! | file         | used on        |
 //! |--------------|----------------|
@@ -11,7 +11,12 @@
 //!
 //! `unix.rs` holds what Linux and macOS share.
 
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
+
+/// Set by the first Ctrl-C once [`Platform::catch_interrupt`] is in place; a second Ctrl-C
+/// ends the process at once with exit code 130.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// How a background load thread should be prioritised against the measuring threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +45,24 @@ pub struct Facts {
     pub timer_resolution: Option<String>,
 }
 
+/// What `uname(2)` tells, for the `sysinfo` of the rt-tests JSON layout.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SystemInfo {
+    pub sysname: String,
+    pub nodename: String,
+    pub release: String,
+    pub version: String,
+    pub machine: String,
+}
+
+/// CPU time of all CPUs together since boot: busy (anything but idle, counting interrupts and
+/// time a hypervisor stole) and in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CpuTimes {
+    pub busy: Duration,
+    pub total: Duration,
+}
+
 /// A clock that only moves on the scheduler tick, the ruler a naive program times with.
 #[derive(Debug, Clone, Copy)]
 pub struct CoarseClock {
@@ -62,6 +85,22 @@ pub trait Platform {
 
     /// What the environment header shows.
     fn facts() -> Facts;
+
+    /// The calling thread's id as the OS's tools show it (what cyclictest prints in `T:`).
+    fn thread_id() -> u64;
+
+    /// The names `uname(2)` gives, or their nearest equivalents.
+    fn system_info() -> SystemInfo;
+
+    /// CPU time of the whole machine so far, to tell how busy it was during a run.
+    fn cpu_times() -> Option<CpuTimes>;
+
+    /// CPU time this process has used so far.
+    fn process_cpu_time() -> Option<Duration>;
+
+    /// Turns Ctrl-C into [`INTERRUPTED`], so a long run can stop and still report; returns
+    /// whether the handler is in place.
+    fn catch_interrupt() -> bool;
 }
 
 #[cfg(unix)]

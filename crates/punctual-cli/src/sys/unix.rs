@@ -3,6 +3,8 @@
 use std::ffi::CStr;
 use std::time::Duration;
 
+use super::{SystemInfo, INTERRUPTED};
+
 pub fn clock(id: libc::clockid_t) -> Option<Duration> {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -18,8 +20,8 @@ pub fn thread_cpu_time() -> Option<Duration> {
     clock(libc::CLOCK_THREAD_CPUTIME_ID)
 }
 
-/// `uname(2)`: (sysname, release, version).
-pub fn uname() -> Option<(String, String, String)> {
+/// `uname(2)`.
+pub fn uname() -> Option<SystemInfo> {
     // SAFETY: utsname is plain data; zeroed is a valid value to pass for filling.
     let mut name: libc::utsname = unsafe { std::mem::zeroed() };
     // SAFETY: `name` is a valid, writable utsname (uname(2)).
@@ -32,11 +34,40 @@ pub fn uname() -> Option<(String, String, String)> {
             .to_string_lossy()
             .into_owned()
     };
-    Some((
-        field(&name.sysname),
-        field(&name.release),
-        field(&name.version),
-    ))
+    Some(SystemInfo {
+        sysname: field(&name.sysname),
+        nodename: field(&name.nodename),
+        release: field(&name.release),
+        version: field(&name.version),
+        machine: field(&name.machine),
+    })
+}
+
+/// CPU time the whole process has used so far, all threads together.
+pub fn process_cpu_time() -> Option<Duration> {
+    clock(libc::CLOCK_PROCESS_CPUTIME_ID)
+}
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    if INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        // SAFETY: _exit is async-signal-safe (signal-safety(7)); the second Ctrl-C means
+        // "stop now", results or not.
+        unsafe { libc::_exit(130) };
+    }
+}
+
+/// SIGINT sets [`INTERRUPTED`]; a second one exits with 130 (128 + SIGINT), as the shell
+/// reports a process killed by it.
+pub fn catch_interrupt() -> bool {
+    // SAFETY: the handler only touches an atomic and calls _exit, both async-signal-safe
+    // (signal-safety(7)); SA_RESTART keeps other threads' blocking calls going.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        action.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut()) == 0
+    }
 }
 
 /// The calling process's nice value.

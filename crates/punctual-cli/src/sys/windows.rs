@@ -1,16 +1,20 @@
-//! Windows: `GetThreadTimes`, thread priorities, `GetTickCount64`, and the timer resolution
-//! from `NtQueryTimerResolution`.
+//! Windows: `GetThreadTimes`, `GetProcessTimes`, `GetSystemTimes`, thread priorities,
+//! `GetTickCount64`, and the timer resolution from `NtQueryTimerResolution`.
 
 use std::time::Duration;
 
-use windows_sys::Win32::Foundation::FILETIME;
+use std::sync::atomic::Ordering;
+
+use windows_sys::Win32::Foundation::{BOOL, FILETIME, HANDLE};
+use windows_sys::Win32::System::Console::{SetConsoleCtrlHandler, CTRL_C_EVENT};
 use windows_sys::Win32::System::SystemInformation::{GetTickCount64, OSVERSIONINFOW};
 use windows_sys::Win32::System::Threading::{
-    GetCurrentProcess, GetCurrentThread, GetPriorityClass, GetThreadPriority, GetThreadTimes,
-    SetThreadPriority, THREAD_PRIORITY_HIGHEST, THREAD_PRIORITY_LOWEST,
+    GetCurrentProcess, GetCurrentThread, GetCurrentThreadId, GetPriorityClass, GetProcessTimes,
+    GetSystemTimes, GetThreadPriority, GetThreadTimes, SetThreadPriority, THREAD_PRIORITY_HIGHEST,
+    THREAD_PRIORITY_LOWEST,
 };
 
-use super::{CoarseClock, Facts, LoadPriority, Platform};
+use super::{CoarseClock, CpuTimes, Facts, LoadPriority, Platform, SystemInfo, INTERRUPTED};
 
 pub struct Os;
 
@@ -54,6 +58,41 @@ fn version() -> Option<String> {
     })
 }
 
+const ZERO_FILETIME: FILETIME = FILETIME {
+    dwLowDateTime: 0,
+    dwHighDateTime: 0,
+};
+
+/// Runs on a thread the system creates for the event (HandlerRoutine callback).
+unsafe extern "system" fn on_ctrl(event: u32) -> BOOL {
+    if event != CTRL_C_EVENT {
+        return 0;
+    }
+    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        std::process::exit(130);
+    }
+    1
+}
+
+/// `GetThreadTimes` and `GetProcessTimes` have one signature.
+type TimesFn = unsafe extern "system" fn(
+    HANDLE,
+    *mut FILETIME,
+    *mut FILETIME,
+    *mut FILETIME,
+    *mut FILETIME,
+) -> BOOL;
+
+/// Kernel plus user time of a thread or process, through its `Get*Times` call.
+fn cpu_time(get_times: TimesFn, handle: HANDLE) -> Option<Duration> {
+    let zero = ZERO_FILETIME;
+    let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
+    // SAFETY: `handle` is a valid pseudo-handle of the kind `get_times` takes; four writable
+    // FILETIMEs (GetThreadTimes, GetProcessTimes).
+    let ok = unsafe { get_times(handle, &mut created, &mut exited, &mut kernel, &mut user) };
+    (ok != 0).then(|| filetime(kernel) + filetime(user))
+}
+
 fn coarse_now() -> Duration {
     // SAFETY: GetTickCount64 has no preconditions.
     Duration::from_millis(unsafe { GetTickCount64() })
@@ -64,23 +103,8 @@ impl Platform for Os {
         "GetThreadTimes (charged in scheduler ticks: exact only as an average over many waits)";
 
     fn thread_cpu_time() -> Option<Duration> {
-        let zero = FILETIME {
-            dwLowDateTime: 0,
-            dwHighDateTime: 0,
-        };
-        let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
-        // SAFETY: the pseudo-handle of the current thread is always valid; four writable
-        // FILETIMEs (GetThreadTimes).
-        let ok = unsafe {
-            GetThreadTimes(
-                GetCurrentThread(),
-                &mut created,
-                &mut exited,
-                &mut kernel,
-                &mut user,
-            )
-        };
-        (ok != 0).then(|| filetime(kernel) + filetime(user))
+        // SAFETY: GetCurrentThread has no preconditions; its pseudo-handle is always valid.
+        cpu_time(GetThreadTimes, unsafe { GetCurrentThread() })
     }
 
     fn set_load_priority(priority: LoadPriority) -> Result<String, String> {
@@ -126,5 +150,43 @@ impl Platform for Os {
             timer_resolution: timer_resolution(),
             ..Facts::default()
         }
+    }
+
+    fn thread_id() -> u64 {
+        // SAFETY: GetCurrentThreadId has no preconditions.
+        u64::from(unsafe { GetCurrentThreadId() })
+    }
+
+    fn system_info() -> SystemInfo {
+        SystemInfo {
+            sysname: "Windows".to_string(),
+            nodename: std::env::var("COMPUTERNAME").unwrap_or_default(),
+            release: version().unwrap_or_default(),
+            version: String::new(),
+            machine: std::env::consts::ARCH.to_string(),
+        }
+    }
+
+    fn cpu_times() -> Option<CpuTimes> {
+        let (mut idle, mut kernel, mut user) = (ZERO_FILETIME, ZERO_FILETIME, ZERO_FILETIME);
+        // SAFETY: three valid, writable FILETIMEs (GetSystemTimes).
+        let ok = unsafe { GetSystemTimes(&mut idle, &mut kernel, &mut user) };
+        // Kernel time includes idle time (GetSystemTimes, Remarks).
+        let total = filetime(kernel) + filetime(user);
+        (ok != 0).then(|| CpuTimes {
+            busy: total.saturating_sub(filetime(idle)),
+            total,
+        })
+    }
+
+    fn process_cpu_time() -> Option<Duration> {
+        // SAFETY: GetCurrentProcess has no preconditions; its pseudo-handle is always valid.
+        cpu_time(GetProcessTimes, unsafe { GetCurrentProcess() })
+    }
+
+    fn catch_interrupt() -> bool {
+        // SAFETY: `on_ctrl` has the HandlerRoutine signature and lives for the whole process
+        // (SetConsoleCtrlHandler).
+        unsafe { SetConsoleCtrlHandler(Some(on_ctrl), 1) != 0 }
     }
 }

@@ -50,13 +50,18 @@ pub struct MockMethod {
 
 impl MockMethod {
     pub fn new(name: &str, clock: MockClock) -> MockMethod {
+        MockMethod::for_thread(name, clock, 0)
+    }
+
+    /// Like [`MockMethod::new`], with a jitter sequence of its own for each `thread`.
+    pub fn for_thread(name: &str, clock: MockClock, thread: u64) -> MockMethod {
         let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
         });
         MockMethod {
             profile: profile(name),
             clock,
-            rng: Rng::new(seed),
+            rng: Rng::new(seed ^ thread.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
             waits: 0,
         }
     }

@@ -1,0 +1,210 @@
+//! A measuring thread: it sets itself up (affinity, then priority), reports ready, waits for
+//! the start, then wakes on its grid until told to stop. Nothing else runs on it.
+//!
+//! Real runs wait with a [`punctual::Ticker`] under [`MissedTickPolicy::Skip`], which is
+//! cyclictest's loop: tick `k` is due at `start + k * interval`, and a wake-up too late for
+//! the next period skips it (counted) rather than running two periods back to back.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use punctual::{rt, MissedTickPolicy, Sleeper, Strategy, Ticker};
+
+use super::options::Stop;
+use super::stats::ThreadStats;
+use crate::bench::clock::{Clock, MockClock};
+use crate::bench::method::WaitMethod;
+use crate::bench::methods::mock::MockMethod;
+use crate::sys::{self, Platform};
+
+/// What one thread measures, and how it is set up.
+#[derive(Debug, Clone)]
+pub struct ThreadPlan {
+    pub index: usize,
+    pub cpu: Option<usize>,
+    pub priority: Option<i32>,
+    pub strategy: Strategy,
+    pub interval: Duration,
+    pub stop: Stop,
+    pub histogram_us: Option<u32>,
+    pub mock: bool,
+}
+
+/// A thread set up and waiting for the start.
+#[derive(Debug, Clone)]
+pub struct Ready {
+    pub tid: u64,
+    /// The scheduling the thread got, when a priority was asked for.
+    pub scheduling: Option<String>,
+    /// [`rt::spin_warning`], read on the thread once its priority is set.
+    pub spin_warning: Option<String>,
+}
+
+/// How far each thread has got, for the progress line; written with relaxed stores, which
+/// cost the measuring loop nothing it would notice.
+#[derive(Debug, Default)]
+pub struct Live {
+    pub cycles: AtomicU64,
+    pub max_us: AtomicU64,
+}
+
+/// One wake-up.
+struct Period {
+    lateness: Duration,
+    missed: u64,
+    /// From the start of the grid to the wake-up.
+    elapsed: Duration,
+}
+
+trait Periods {
+    fn next(&mut self) -> Period;
+}
+
+struct TickerPeriods {
+    ticker: Ticker,
+    start: Instant,
+}
+
+impl Periods for TickerPeriods {
+    fn next(&mut self) -> Period {
+        let tick = self.ticker.tick();
+        Period {
+            lateness: tick.lateness(),
+            missed: tick.missed(),
+            elapsed: tick.wake().woke().saturating_duration_since(self.start),
+        }
+    }
+}
+
+/// The grid on bench's mock clock, waiting like bench's mock method of the same strategy.
+struct MockPeriods {
+    clock: MockClock,
+    method: MockMethod,
+    grid: Ticker,
+    start: Instant,
+    next: u64,
+}
+
+impl Periods for MockPeriods {
+    fn next(&mut self) -> Period {
+        let now = self.clock.now();
+        let period = self.grid.period().as_nanos();
+        let mut due = self
+            .grid
+            .deadline_of(self.next)
+            .expect("mock grids are short");
+        let mut missed = 0;
+        if due < now {
+            missed = (now - due).as_nanos().div_ceil(period) as u64;
+            self.next += missed;
+            due = self
+                .grid
+                .deadline_of(self.next)
+                .expect("mock grids are short");
+        }
+        self.next += 1;
+        let woke = self.method.wait_until(due);
+        Period {
+            lateness: woke - due,
+            missed,
+            elapsed: woke - self.start,
+        }
+    }
+}
+
+/// Sets the calling thread up as `plan` says; any refusal ends the run before it starts.
+fn set_up(plan: &ThreadPlan) -> anyhow::Result<Ready> {
+    if plan.mock {
+        return Ok(Ready {
+            tid: 4200 + plan.index as u64,
+            scheduling: plan.priority.map(|p| format!("SCHED_FIFO {p}")),
+            spin_warning: None,
+        });
+    }
+    if let Some(cpu) = plan.cpu {
+        rt::set_affinity(&[cpu]).with_context(|| format!("pinning it to CPU {cpu}"))?;
+    }
+    let scheduling = match plan.priority {
+        Some(priority) => Some(
+            rt::set_realtime_priority(priority)
+                .with_context(|| format!("setting real-time priority {priority}"))?
+                .to_string(),
+        ),
+        None => None,
+    };
+    let spin_warning = (plan.priority.is_some() && plan.strategy != Strategy::Native)
+        .then(rt::spin_warning)
+        .flatten();
+    Ok(Ready {
+        tid: sys::Os::thread_id(),
+        scheduling,
+        spin_warning,
+    })
+}
+
+/// What a thread measured, and over how long (from the start of its grid to its last
+/// wake-up; virtual time in mock runs).
+#[derive(Debug, Clone)]
+pub struct Measured {
+    pub stats: ThreadStats,
+    pub elapsed: Duration,
+}
+
+/// The thread's body: set up, say so on `ready` with the thread's index, wait for `start`
+/// (false: abandon), measure.
+pub fn run(
+    plan: &ThreadPlan,
+    ready: &Sender<(usize, anyhow::Result<Ready>)>,
+    start: &Receiver<bool>,
+    live: &Live,
+    interrupted: &AtomicBool,
+) -> Measured {
+    let mut stats = ThreadStats::new(plan.histogram_us);
+    let setup = set_up(plan);
+    let ok = setup.is_ok();
+    if ready.send((plan.index, setup)).is_err() || !ok || start.recv() != Ok(true) {
+        return Measured {
+            stats,
+            elapsed: Duration::ZERO,
+        };
+    }
+    let mut periods: Box<dyn Periods> = if plan.mock {
+        let clock = MockClock::new();
+        let start = clock.now();
+        Box::new(MockPeriods {
+            method: MockMethod::for_thread(plan.strategy.name(), clock.clone(), plan.index as u64),
+            grid: Ticker::starting_at(start + plan.interval, plan.interval)
+                .expect("the interval is not zero"),
+            clock,
+            start,
+            next: 0,
+        })
+    } else {
+        let start = Instant::now();
+        Box::new(TickerPeriods {
+            ticker: Ticker::starting_at(start + plan.interval, plan.interval)
+                .expect("the interval is not zero")
+                .with_sleeper(Sleeper::new(plan.strategy))
+                .with_policy(MissedTickPolicy::Skip),
+            start,
+        })
+    };
+    loop {
+        let period = periods.next();
+        stats.record(period.lateness, period.missed);
+        live.cycles.store(stats.cycles, Ordering::Relaxed);
+        live.max_us.store(stats.max_us, Ordering::Relaxed);
+        let done = match plan.stop {
+            Stop::Loops(n) => stats.cycles >= n,
+            Stop::Duration(d) => period.elapsed >= d,
+        };
+        if done || interrupted.load(Ordering::Relaxed) {
+            return Measured {
+                stats,
+                elapsed: period.elapsed,
+            };
+        }
+    }
+}
