@@ -1,6 +1,7 @@
-//! The driver's pending timers: an indexed 4-ary min-heap of deadlines in whole nanoseconds,
-//! with each timer's heap position kept in a slab slot so that cancelling or moving a timer
-//! is O(log n) and allocates nothing.
+//! The driver's pending timers: an indexed 4-ary min-heap of fire times in whole nanoseconds
+//! (a sleep's deadline, less its spin margin when the driver has a spin tail), with each
+//! timer's heap position kept in a slab slot so that cancelling or moving a timer is
+//! O(log n) and allocates nothing.
 //!
 //! A [`Sleep`](super::Sleep) owns its slot from its first registration until it completes,
 //! is reset after firing, or is dropped: the driver only marks a slot fired, never frees it,
@@ -25,6 +26,7 @@ const MIN_CAPACITY: usize = 64;
 
 #[derive(Debug, Clone, Copy)]
 struct Entry {
+    /// When the driver fires the timer.
     deadline_ns: u64,
     slot: u32,
 }
@@ -34,15 +36,30 @@ struct Slot {
     waker: Option<Waker>,
     /// Where the timer sits in the heap, or [`FIRED`] / [`FREE`].
     pos: u32,
-    /// The driver's spin just before it fired this timer, in nanoseconds.
-    spun_ns: u32,
+    /// How long before its sleep's deadline the timer fires (the spin margin), in
+    /// nanoseconds.
+    margin_ns: u32,
 }
 
 /// What a slot holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SlotState {
     Pending,
-    Fired { spun: Duration },
+    Fired,
+}
+
+/// A slot given back by [`Timers::remove`].
+#[derive(Debug)]
+pub(crate) struct Removed {
+    pub(crate) state: SlotState,
+    /// The timer's spin margin.
+    pub(crate) margin: Duration,
+    /// For the caller to drop once the lock is released.
+    pub(crate) waker: Option<Waker>,
+}
+
+fn margin_nanos(margin: Duration) -> u32 {
+    u32::try_from(margin.as_nanos()).unwrap_or(u32::MAX)
 }
 
 /// What one [`Timers::expire`] did.
@@ -65,16 +82,17 @@ pub(crate) struct Timers {
 }
 
 impl Timers {
-    /// Adds a timer due at `deadline_ns`; returns its slot.
+    /// Adds a timer fired at `deadline_ns`, `margin` before its sleep's deadline; returns
+    /// its slot.
     ///
     /// # Panics
     ///
     /// With more than about four billion timers held at once.
-    pub(crate) fn insert(&mut self, deadline_ns: u64, waker: Waker) -> u32 {
+    pub(crate) fn insert(&mut self, deadline_ns: u64, margin: Duration, waker: Waker) -> u32 {
         let slot = Slot {
             waker: Some(waker),
             pos: FREE,
-            spun_ns: 0,
+            margin_ns: margin_nanos(margin),
         };
         let id = match self.free.pop() {
             Some(id) => {
@@ -109,15 +127,20 @@ impl Timers {
         let slot = &self.slots[id as usize];
         debug_assert_ne!(slot.pos, FREE, "a freed slot used");
         match slot.pos {
-            FIRED => SlotState::Fired {
-                spun: Duration::from_nanos(slot.spun_ns.into()),
-            },
+            FIRED => SlotState::Fired,
             _ => SlotState::Pending,
         }
     }
 
-    /// Moves a pending timer to `deadline_ns`, in place; a fired one goes back in the heap.
-    pub(crate) fn reschedule(&mut self, id: u32, deadline_ns: u64) {
+    /// The spin margin of a slot held by a `Sleep`.
+    pub(crate) fn margin(&self, id: u32) -> Duration {
+        Duration::from_nanos(self.slots[id as usize].margin_ns.into())
+    }
+
+    /// Moves a pending timer to fire at `deadline_ns`, `margin` before its deadline, in
+    /// place; a fired one goes back in the heap.
+    pub(crate) fn reschedule(&mut self, id: u32, deadline_ns: u64, margin: Duration) {
+        self.slots[id as usize].margin_ns = margin_nanos(margin);
         match self.slots[id as usize].pos {
             FIRED => self.push(id, deadline_ns),
             pos => {
@@ -143,10 +166,10 @@ impl Timers {
         }
     }
 
-    /// Frees a slot, taking its timer out of the heap if it is still there. Returns the slot's
-    /// state and its waker, for the caller to drop once the lock is released.
-    pub(crate) fn remove(&mut self, id: u32) -> (SlotState, Option<Waker>) {
+    /// Frees a slot, taking its timer out of the heap if it is still there.
+    pub(crate) fn remove(&mut self, id: u32) -> Removed {
         let state = self.state(id);
+        let margin = self.margin(id);
         let slot = &mut self.slots[id as usize];
         let waker = slot.waker.take();
         let pos = std::mem::replace(&mut slot.pos, FREE);
@@ -163,7 +186,11 @@ impl Timers {
         } else {
             self.free.push(id);
         }
-        (state, waker)
+        Removed {
+            state,
+            margin,
+            waker,
+        }
     }
 
     /// The earliest deadline, if any timer is pending.
@@ -173,13 +200,7 @@ impl Timers {
 
     /// Fires up to `limit` timers due at or before `now_ns`, earliest first, moving their
     /// wakers to `wakers`.
-    pub(crate) fn expire(
-        &mut self,
-        now_ns: u64,
-        spun_ns: u32,
-        limit: usize,
-        wakers: &mut Vec<Waker>,
-    ) -> Expired {
+    pub(crate) fn expire(&mut self, now_ns: u64, limit: usize, wakers: &mut Vec<Waker>) -> Expired {
         let mut expired = Expired::default();
         while expired.fired < limit {
             match self.heap.first() {
@@ -189,7 +210,6 @@ impl Timers {
             let entry = self.remove_at(0);
             let slot = &mut self.slots[entry.slot as usize];
             slot.pos = FIRED;
-            slot.spun_ns = spun_ns;
             wakers.extend(slot.waker.take());
             let late_ns = now_ns - entry.deadline_ns;
             expired.fired += 1;
@@ -327,16 +347,16 @@ mod tests {
             match xorshift(&mut x) % 4 {
                 0 | 1 => {
                     let deadline = xorshift(&mut x) % 1_000_000;
-                    held.push((timers.insert(deadline, waker()), deadline));
+                    held.push((timers.insert(deadline, Duration::ZERO, waker()), deadline));
                 }
                 2 if !held.is_empty() => {
                     let (id, _) = held.swap_remove(x as usize % held.len());
-                    assert_eq!(timers.remove(id).0, SlotState::Pending);
+                    assert_eq!(timers.remove(id).state, SlotState::Pending);
                 }
                 _ if !held.is_empty() => {
                     let at = x as usize % held.len();
                     let deadline = xorshift(&mut x) % 1_000_000;
-                    timers.reschedule(held[at].0, deadline);
+                    timers.reschedule(held[at].0, deadline, Duration::ZERO);
                     held[at].1 = deadline;
                 }
                 _ => {}
@@ -351,13 +371,13 @@ mod tests {
         let mut fired = Vec::new();
         let mut wakers = Vec::new();
         while let Some(next) = timers.earliest() {
-            assert_eq!(timers.expire(next, 0, 1, &mut wakers).fired, 1);
+            assert_eq!(timers.expire(next, 1, &mut wakers).fired, 1);
             fired.push(next);
         }
         assert_eq!(fired, expected);
         assert_eq!(wakers.len(), expected.len());
         for (id, _) in held {
-            assert!(matches!(timers.state(id), SlotState::Fired { .. }));
+            assert_eq!(timers.state(id), SlotState::Fired);
             timers.remove(id);
         }
         assert_eq!(timers.held, 0);
@@ -366,23 +386,20 @@ mod tests {
     #[test]
     fn fired_slots_stay_held_until_collected_and_can_go_back() {
         let mut timers = Timers::default();
-        let a = timers.insert(10, waker());
-        let b = timers.insert(20, waker());
+        let a = timers.insert(10, Duration::from_nanos(7), waker());
+        let b = timers.insert(20, Duration::ZERO, waker());
         let mut wakers = Vec::new();
-        let expired = timers.expire(15, 7, usize::MAX, &mut wakers);
+        let expired = timers.expire(15, usize::MAX, &mut wakers);
         assert_eq!(expired.fired, 1);
         assert_eq!((expired.late_total_ns, expired.late_max_ns), (5, 5));
-        assert_eq!(
-            timers.state(a),
-            SlotState::Fired {
-                spun: Duration::from_nanos(7)
-            }
-        );
+        assert_eq!(timers.state(a), SlotState::Fired);
+        assert_eq!(timers.margin(a), Duration::from_nanos(7));
         assert_eq!(timers.pending(), 1);
-        let c = timers.insert(30, waker());
+        let c = timers.insert(30, Duration::ZERO, waker());
         assert_ne!(c, a, "a fired slot is not reused while held");
-        timers.reschedule(a, 40);
+        timers.reschedule(a, 40, Duration::from_nanos(3));
         assert_eq!(timers.state(a), SlotState::Pending);
+        assert_eq!(timers.margin(a), Duration::from_nanos(3));
         assert_eq!(timers.earliest(), Some(20));
         for id in [a, b, c] {
             timers.remove(id);
@@ -393,7 +410,9 @@ mod tests {
     #[test]
     fn storage_is_given_back_when_empty() {
         let mut timers = Timers::default();
-        let ids: Vec<u32> = (0..100_000).map(|i| timers.insert(i, waker())).collect();
+        let ids: Vec<u32> = (0..100_000)
+            .map(|i| timers.insert(i, Duration::ZERO, waker()))
+            .collect();
         let full = timers.allocated_bytes();
         assert!(full >= 100_000 * (16 + 24));
         for id in ids {

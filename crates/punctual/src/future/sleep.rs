@@ -7,8 +7,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use super::driver::Shared;
+use super::driver::{Locked, Shared};
 use super::heap::SlotState;
+use crate::margin::LengthClass;
+use crate::wait::spin_until;
 use crate::Wake;
 
 /// `Sleep::slot` when the sleep holds no slot in the driver.
@@ -30,6 +32,10 @@ fn far_future(now: Instant) -> Instant {
 /// methods. It registers with its driver on its first poll (a deadline already past
 /// completes at once, registering nothing), and every completion is checked against the
 /// clock when it is polled, so it is never early whatever the driver or the OS timer did.
+///
+/// On a driver with a [`SpinTail`](super::SpinTail), a sleep polled within its margin of
+/// the deadline spins there, in `poll`, until the deadline, and completes; its
+/// [`Wake::spun`] says for how long.
 ///
 /// Dropping a pending `Sleep` removes its timer from the driver: its memory is reused and
 /// its task is not woken. `Sleep` is [`Unpin`]: it can be awaited by `&mut` and reset in
@@ -55,6 +61,16 @@ pub struct Sleep {
     /// The deadline is past what `Instant` or the driver can count: it never comes, and the
     /// sleep never registers.
     never: bool,
+    /// Where the tail files this sleep's end-to-end delay (in what would be padding).
+    class: LengthClass,
+}
+
+/// What [`Sleep::arm`] found.
+enum Armed {
+    /// Registered, or already registered: the waker is stored.
+    Waiting,
+    /// Within the spin margin of the deadline: spin to it now. Holds no slot any more.
+    InWindow,
 }
 
 impl Sleep {
@@ -72,6 +88,7 @@ impl Sleep {
             deadline,
             slot: NO_SLOT,
             never: driver.nanos_of(deadline).is_none(),
+            class: LengthClass::default(),
         }
     }
 
@@ -82,6 +99,7 @@ impl Sleep {
             deadline: far_future(now),
             slot: NO_SLOT,
             never: true,
+            class: LengthClass::default(),
         }
     }
 
@@ -123,22 +141,24 @@ impl Sleep {
         if self.slot == NO_SLOT {
             return;
         }
-        let mut timers = self.driver.lock();
-        match (deadline_ns, timers.state(self.slot)) {
+        let mut locked = self.driver.lock();
+        match (deadline_ns, locked.timers.state(self.slot)) {
             (Some(ns), SlotState::Pending) => {
-                timers.reschedule(self.slot, ns);
-                let interrupt = self.driver.plan_earlier(&timers, ns);
-                drop(timers);
+                let (fire_ns, margin, class) = self.plan(&locked, ns, Instant::now());
+                self.class = class;
+                locked.timers.reschedule(self.slot, fire_ns, margin);
+                let interrupt = self.driver.plan_earlier(&locked, fire_ns);
+                drop(locked);
                 if interrupt {
                     self.driver.interrupt();
                 }
             }
             // Fired (its task was woken and will poll again) or never: let go of the slot.
             _ => {
-                let (_, waker) = timers.remove(self.slot);
+                let removed = locked.timers.remove(self.slot);
                 self.slot = NO_SLOT;
-                drop(timers);
-                drop(waker);
+                drop(locked);
+                drop(removed.waker);
             }
         }
     }
@@ -150,44 +170,117 @@ impl Sleep {
         self.never = true;
     }
 
-    /// Registers with the driver, or updates the registered waker.
-    fn arm(&mut self, waker: &Waker) {
+    /// Asks the tail for this sleep's margin with `now` the time, and counts the plan;
+    /// returns the fire time in the driver's nanoseconds, the margin and the class.
+    fn plan(
+        &self,
+        locked: &Locked,
+        deadline_ns: u64,
+        now: Instant,
+    ) -> (u64, Duration, LengthClass) {
+        if !locked.tail.is_on() {
+            return (deadline_ns, Duration::ZERO, self.class);
+        }
+        let plan = locked
+            .tail
+            .plan(self.deadline.saturating_duration_since(now));
+        self.driver.core().count_plan(plan.learned);
+        let margin_ns = u64::try_from(plan.margin.as_nanos()).unwrap_or(u64::MAX);
+        (
+            deadline_ns.saturating_sub(margin_ns),
+            plan.margin,
+            plan.class,
+        )
+    }
+
+    /// Registers with the driver, or updates the registered waker; or finds the sleep within
+    /// its spin margin, and lets go of its slot.
+    fn arm(&mut self, waker: &Waker, now: Instant) -> Armed {
         let Some(deadline_ns) = self.driver.nanos_of(self.deadline) else {
-            return;
+            return Armed::Waiting;
         };
+        let left = self.deadline.saturating_duration_since(now);
         // Cloned and dropped outside the lock: a waker's clone and drop are foreign code.
         let waker = waker.clone();
-        let mut timers = self.driver.lock();
-        let replaced = if self.slot == NO_SLOT {
-            self.slot = timers.insert(deadline_ns, waker);
-            None
-        } else {
-            if let SlotState::Fired { .. } = timers.state(self.slot) {
-                // Fired by a clock that ran ahead of `Instant`: wait again.
-                timers.reschedule(self.slot, deadline_ns);
+        let mut locked = self.driver.lock();
+        let (fire_ns, replaced) = if self.slot == NO_SLOT {
+            let (fire_ns, margin, class) = self.plan(&locked, deadline_ns, now);
+            self.class = class;
+            if !margin.is_zero() && left <= margin {
+                drop(locked);
+                return Armed::InWindow;
             }
-            timers.replace_waker(self.slot, waker)
+            self.slot = locked.timers.insert(fire_ns, margin, waker);
+            (fire_ns, None)
+        } else {
+            let margin = locked.timers.margin(self.slot);
+            if !margin.is_zero() && left <= margin {
+                // Fired early for this spin (or polled for another reason this close to
+                // its deadline): what the task took to get here is the end-to-end delay.
+                let removed = locked.timers.remove(self.slot);
+                self.slot = NO_SLOT;
+                if removed.state == SlotState::Fired {
+                    locked.tail.record(self.class, margin - left);
+                }
+                drop(locked);
+                drop(removed.waker);
+                return Armed::InWindow;
+            }
+            let margin_ns = u64::try_from(margin.as_nanos()).unwrap_or(u64::MAX);
+            let fire_ns = deadline_ns.saturating_sub(margin_ns);
+            if locked.timers.state(self.slot) == SlotState::Fired {
+                // Fired by a clock that ran ahead of `Instant`: wait again.
+                locked.timers.reschedule(self.slot, fire_ns, margin);
+            }
+            (fire_ns, locked.timers.replace_waker(self.slot, waker))
         };
-        let interrupt = self.driver.plan_earlier(&timers, deadline_ns);
-        drop(timers);
+        let interrupt = self.driver.plan_earlier(&locked, fire_ns);
+        drop(locked);
         drop(replaced);
         if interrupt {
             self.driver.interrupt();
         }
+        Armed::Waiting
     }
 
-    /// Gives the slot back; returns how long the driver spun before firing it.
-    fn release(&mut self) -> Duration {
+    /// Gives the slot back once the deadline has passed (`now`); a timer the driver fired
+    /// tells the tail how long its task took to poll.
+    fn complete(&mut self, now: Instant) {
         if self.slot == NO_SLOT {
-            return Duration::ZERO;
+            return;
         }
-        let (state, waker) = self.driver.lock().remove(self.slot);
+        let mut locked = self.driver.lock();
+        let removed = locked.timers.remove(self.slot);
         self.slot = NO_SLOT;
-        drop(waker);
-        match state {
-            SlotState::Fired { spun } => spun,
-            SlotState::Pending => Duration::ZERO,
+        if removed.state == SlotState::Fired && locked.tail.is_on() {
+            locked.tail.record(
+                self.class,
+                now.saturating_duration_since(self.deadline) + removed.margin,
+            );
+            if !removed.margin.is_zero() {
+                self.driver.core().count_overrun();
+            }
         }
+        drop(locked);
+        drop(removed.waker);
+    }
+
+    /// Gives the slot back, learning nothing.
+    fn release(&mut self) {
+        if self.slot == NO_SLOT {
+            return;
+        }
+        let removed = self.driver.lock().timers.remove(self.slot);
+        self.slot = NO_SLOT;
+        drop(removed.waker);
+    }
+
+    /// Spins from `start` until the deadline.
+    fn spin(&self, start: Instant) -> Wake {
+        let woke = spin_until(self.deadline);
+        let spun = woke.saturating_duration_since(start);
+        self.driver.core().count_spin(spun);
+        Wake::new(self.deadline, woke, spun)
     }
 }
 
@@ -201,11 +294,13 @@ impl Future for Sleep {
         }
         let now = Instant::now();
         if now >= this.deadline {
-            let spun = this.release();
-            return Poll::Ready(Wake::new(this.deadline, now, spun));
+            this.complete(now);
+            return Poll::Ready(Wake::new(this.deadline, now, Duration::ZERO));
         }
-        this.arm(cx.waker());
-        Poll::Pending
+        match this.arm(cx.waker(), now) {
+            Armed::Waiting => Poll::Pending,
+            Armed::InWindow => Poll::Ready(this.spin(now)),
+        }
     }
 }
 
