@@ -69,7 +69,7 @@ fn json_has_the_documented_fields() {
         serde_json::from_str(&mock_bench(&["--export-json", "-"])).unwrap();
     assert!(json["environment"].is_object());
     let results = json["results"].as_array().unwrap();
-    assert_eq!(results.len(), 2 * 7, "every method at both waits");
+    assert_eq!(results.len(), 2 * 9, "every method at both waits");
     for field in [
         "method",
         "wait_ns",
@@ -129,7 +129,7 @@ fn exports_to_files_and_a_plot() {
     ] {
         assert!(plot.contains(label), "the plot shows `{label}`");
     }
-    assert!(std::fs::read_to_string(&csv).unwrap().lines().count() == 15);
+    assert!(std::fs::read_to_string(&csv).unwrap().lines().count() == 19);
     assert!(std::fs::read_to_string(&md)
         .unwrap()
         .contains("| **hybrid** |"));
