@@ -189,6 +189,21 @@ const MIN_SAMPLES: usize = 8;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct LengthClass(u8);
 
+impl LengthClass {
+    /// How many classes there are.
+    pub(crate) const COUNT: u8 = BUCKETS as u8;
+
+    /// The class's index, below [`LengthClass::COUNT`].
+    pub(crate) fn index(self) -> u8 {
+        self.0
+    }
+
+    /// The class of an index, the last for one too large.
+    pub(crate) fn from_index(index: u8) -> LengthClass {
+        LengthClass(index.min(Self::COUNT - 1))
+    }
+}
+
 fn bucket_of(native: Duration) -> usize {
     let nanos = u64::try_from(native.as_nanos()).unwrap_or(u64::MAX);
     if nanos < FIRST_BUCKET_NANOS {

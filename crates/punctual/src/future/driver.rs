@@ -29,7 +29,7 @@ pub enum SpinTail {
     #[default]
     None,
     /// Fire each timer this long before its deadline (all of the wait, for a shorter one)
-    /// and spin the rest, whatever it costs. Margins saturate at about 4.29 s.
+    /// and spin the rest, whatever it costs. Margins saturate at about 537 ms.
     Fixed(Duration),
     /// Learn the margin from the measured end-to-end delay (from each timer's fire time to
     /// its task's next poll: the driver's oversleep plus the executor's delay) and spin it
@@ -104,6 +104,8 @@ pub struct DriverStats {
     pub spin_time: Duration,
     /// Waits cut short because an earlier timer was registered.
     pub interrupts: u64,
+    /// Times the driver thread went to sleep natively (each an OS wait).
+    pub waits: u64,
     /// Wakers whose `wake` panicked; the driver caught the panic and carried on.
     pub waker_panics: u64,
     /// How late the driver fired its timers (its clock reading when it took them off the
@@ -170,6 +172,8 @@ pub(crate) struct Shared {
     epoch: Instant,
     core: Arc<Core>,
     config: DriverConfig,
+    /// The tail learns from every fired timer's delay (a learned tail).
+    learns: bool,
     timer_info: OnceLock<TimerInfo>,
 }
 
@@ -209,6 +213,7 @@ impl Driver {
             epoch: Instant::now(),
             core: Arc::clone(&core),
             config,
+            learns: matches!(config.tail(), SpinTail::Learned(_)),
             timer_info: OnceLock::new(),
         });
         let (started, running) = mpsc::channel();
@@ -299,14 +304,13 @@ impl Driver {
     /// ```
     pub fn plan(&self, wait: Duration) -> Plan {
         let plan = self.shared.lock().tail.plan(wait);
-        plan.learned.unwrap_or(if plan.margin.is_zero() {
+        let margin = plan.planned.margin();
+        plan.learned.unwrap_or(if margin.is_zero() {
             Plan::Native {
                 wanted: Duration::ZERO,
             }
         } else {
-            Plan::Hybrid {
-                margin: plan.margin,
-            }
+            Plan::Hybrid { margin }
         })
     }
 
@@ -346,6 +350,16 @@ impl Shared {
 
     pub(crate) fn core(&self) -> &Core {
         &self.core
+    }
+
+    pub(crate) fn learns(&self) -> bool {
+        self.learns
+    }
+
+    /// The timers' fired-through mark as last published (see `heap.rs`): a timer due at or
+    /// before it has fired. A stale reading is only smaller; check again under the lock.
+    pub(crate) fn fired_through(&self) -> u64 {
+        self.core.fired_through_ns.load(Ordering::Acquire)
     }
 
     pub(crate) fn epoch(&self) -> Instant {

@@ -7,8 +7,33 @@ use std::time::Duration;
 use super::driver::SpinTail;
 use crate::margin::{LengthClass, MarginEstimator, Plan};
 
-/// The longest margin a timer carries: its slot keeps it in 32 bits of nanoseconds.
-pub(crate) const MAX_MARGIN: Duration = Duration::from_nanos(u32::MAX as u64);
+/// Bits of a [`Planned`] that hold the margin's nanoseconds.
+const MARGIN_BITS: u32 = 29;
+/// The longest margin a sleep carries (about 537 ms): it keeps its margin in 29 bits.
+pub(crate) const MAX_MARGIN: Duration = Duration::from_nanos((1 << MARGIN_BITS) - 1);
+
+/// A sleep's margin and the length class it was planned in, packed in 32 bits so that a
+/// `Sleep` stays 32 bytes: 29 bits of nanoseconds, 3 of class.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Planned(u32);
+
+impl Planned {
+    fn new(margin: Duration, class: LengthClass) -> Planned {
+        const _: () = assert!(LengthClass::COUNT as u32 <= 1 << (32 - MARGIN_BITS));
+        let nanos = margin.min(MAX_MARGIN).as_nanos() as u32;
+        Planned(u32::from(class.index()) << MARGIN_BITS | nanos)
+    }
+
+    /// How long before the deadline the timer fires.
+    pub(crate) fn margin(self) -> Duration {
+        Duration::from_nanos(u64::from(self.0 & ((1 << MARGIN_BITS) - 1)))
+    }
+
+    /// Where the sleep's end-to-end delay is to be recorded.
+    pub(crate) fn class(self) -> LengthClass {
+        LengthClass::from_index((self.0 >> MARGIN_BITS) as u8)
+    }
+}
 
 /// The spin tail as the driver's timers use it, kept under the timers' lock.
 #[derive(Debug)]
@@ -21,11 +46,9 @@ pub(crate) enum Tail {
 /// What the tail decided for one sleep.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct TailPlan {
-    /// How early to fire; at most [`MAX_MARGIN`]. A margin as long as the wait means the
-    /// sleep spins all the way.
-    pub(crate) margin: Duration,
-    /// Where the sleep's end-to-end delay is to be recorded.
-    pub(crate) class: LengthClass,
+    /// The margin (at most the wait and [`MAX_MARGIN`]; as long as the wait, the sleep
+    /// spins all the way) and the class.
+    pub(crate) planned: Planned,
     /// The learned plan, for the driver's counters; `None` for a fixed tail or none.
     pub(crate) learned: Option<Plan>,
 }
@@ -58,8 +81,7 @@ impl Tail {
             }
         };
         TailPlan {
-            margin: margin.min(wait).min(MAX_MARGIN),
-            class,
+            planned: Planned::new(margin.min(wait), class),
             learned,
         }
     }
@@ -78,30 +100,41 @@ mod tests {
     use crate::HybridConfig;
 
     #[test]
+    fn a_plan_packs_its_margin_and_class() {
+        for class in 0..LengthClass::COUNT {
+            for margin in [0, 1, 999, MAX_MARGIN.as_nanos() as u64] {
+                let margin = Duration::from_nanos(margin);
+                let planned = Planned::new(margin, LengthClass::from_index(class));
+                assert_eq!(planned.margin(), margin);
+                assert_eq!(planned.class().index(), class);
+            }
+        }
+        let saturated = Planned::new(Duration::from_secs(5), LengthClass::default());
+        assert_eq!(saturated.margin(), MAX_MARGIN);
+    }
+
+    #[test]
     fn margins_never_exceed_the_wait_nor_the_budget() {
         let us = Duration::from_micros;
-        assert_eq!(Tail::None.plan(us(100)).margin, Duration::ZERO);
+        let margin = |tail: &Tail, wait| tail.plan(wait).planned.margin();
+        assert_eq!(margin(&Tail::None, us(100)), Duration::ZERO);
+        assert_eq!(margin(&Tail::new(SpinTail::Fixed(us(30))), us(100)), us(30));
         assert_eq!(
-            Tail::new(SpinTail::Fixed(us(30))).plan(us(100)).margin,
-            us(30)
-        );
-        assert_eq!(
-            Tail::new(SpinTail::Fixed(us(300))).plan(us(100)).margin,
+            margin(&Tail::new(SpinTail::Fixed(us(300))), us(100)),
             us(100)
         );
         let huge = Tail::new(SpinTail::Fixed(Duration::from_secs(3600)));
-        assert_eq!(huge.plan(Duration::from_secs(7200)).margin, MAX_MARGIN);
+        assert_eq!(margin(&huge, Duration::from_secs(7200)), MAX_MARGIN);
 
         let mut learned = Tail::new(SpinTail::Learned(HybridConfig::new().budget(0.5)));
         for _ in 0..100 {
             let plan = learned.plan(us(1_000));
-            learned.record(plan.class, us(40));
+            learned.record(plan.planned.class(), us(40));
         }
         let plan = learned.plan(us(1_000));
-        assert_eq!(plan.margin, us(40));
+        assert_eq!(plan.planned.margin(), us(40));
         assert!(matches!(plan.learned, Some(Plan::Hybrid { .. })));
         // 40 us of delay does not fit in half of 60 us.
-        let short = learned.plan(us(60));
-        assert!(short.margin <= us(30), "{short:?}");
+        assert!(margin(&learned, us(60)) <= us(30));
     }
 }
