@@ -77,7 +77,7 @@ fn draw_panel(
             format!(
                 "wait {}: share of waits that woke at most this late ({} mode)",
                 wait_label(Duration::from_nanos(wait)),
-                if report.run.mode == crate::bench::Mode::Grid {
+                if report.run.mode == crate::bench::RunMode::Grid {
                     "grid"
                 } else {
                     "single"

@@ -18,6 +18,10 @@ pub fn thread_cpu_time() -> Option<Duration> {
     clock(libc::CLOCK_THREAD_CPUTIME_ID)
 }
 
+pub fn process_cpu_time() -> Option<Duration> {
+    clock(libc::CLOCK_PROCESS_CPUTIME_ID)
+}
+
 /// `uname(2)`: (sysname, release, version).
 pub fn uname() -> Option<(String, String, String)> {
     // SAFETY: utsname is plain data; zeroed is a valid value to pass for filling.

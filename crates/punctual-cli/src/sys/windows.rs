@@ -1,13 +1,15 @@
-//! Windows: `GetThreadTimes`, thread priorities, `GetTickCount64`, and the timer resolution
+//! Windows: `GetThreadTimes` and `GetProcessTimes`, the working set from
+//! `GetProcessMemoryInfo`, thread priorities, `GetTickCount64`, and the timer resolution
 //! from `NtQueryTimerResolution`.
 
 use std::time::Duration;
 
 use windows_sys::Win32::Foundation::FILETIME;
+use windows_sys::Win32::System::ProcessStatus::{GetProcessMemoryInfo, PROCESS_MEMORY_COUNTERS};
 use windows_sys::Win32::System::SystemInformation::{GetTickCount64, OSVERSIONINFOW};
 use windows_sys::Win32::System::Threading::{
-    GetCurrentProcess, GetCurrentThread, GetPriorityClass, GetThreadPriority, GetThreadTimes,
-    SetThreadPriority, THREAD_PRIORITY_HIGHEST, THREAD_PRIORITY_LOWEST,
+    GetCurrentProcess, GetCurrentThread, GetPriorityClass, GetProcessTimes, GetThreadPriority,
+    GetThreadTimes, SetThreadPriority, THREAD_PRIORITY_HIGHEST, THREAD_PRIORITY_LOWEST,
 };
 
 use super::{CoarseClock, Facts, LoadPriority, Platform};
@@ -81,6 +83,37 @@ impl Platform for Os {
             )
         };
         (ok != 0).then(|| filetime(kernel) + filetime(user))
+    }
+
+    fn process_cpu_time() -> Option<Duration> {
+        let zero = FILETIME {
+            dwLowDateTime: 0,
+            dwHighDateTime: 0,
+        };
+        let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
+        // SAFETY: the pseudo-handle of the current process is always valid; four writable
+        // FILETIMEs (GetProcessTimes).
+        let ok = unsafe {
+            GetProcessTimes(
+                GetCurrentProcess(),
+                &mut created,
+                &mut exited,
+                &mut kernel,
+                &mut user,
+            )
+        };
+        (ok != 0).then(|| filetime(kernel) + filetime(user))
+    }
+
+    fn resident_bytes() -> Option<u64> {
+        // SAFETY: PROCESS_MEMORY_COUNTERS is plain data; zeroed is valid before the call.
+        let mut counters: PROCESS_MEMORY_COUNTERS = unsafe { std::mem::zeroed() };
+        let size = std::mem::size_of::<PROCESS_MEMORY_COUNTERS>() as u32;
+        counters.cb = size;
+        // SAFETY: the current-process pseudo-handle is valid; `counters` is writable and
+        // `size` is its size (GetProcessMemoryInfo).
+        let ok = unsafe { GetProcessMemoryInfo(GetCurrentProcess(), &mut counters, size) };
+        (ok != 0).then_some(counters.WorkingSetSize as u64)
     }
 
     fn set_load_priority(priority: LoadPriority) -> Result<String, String> {
