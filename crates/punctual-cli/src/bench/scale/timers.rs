@@ -6,10 +6,10 @@ use std::mem::size_of;
 use std::time::{Duration, Instant};
 
 use punctual::future::{Driver, DriverConfig, SpinTail};
-use punctual::HybridConfig;
 
 use super::worker::{self, WorkerArgs};
 use super::ScaleResult;
+use crate::bench::methods::async_spin;
 
 /// A timer as a task awaits it, and what the scale mode reads about it.
 pub trait ScaleTimer: Clone + Send + Sync + 'static {
@@ -105,10 +105,7 @@ pub const SCALE_METHODS: &[ScaleSpec] = &[
     ScaleSpec {
         name: "async-spin",
         ours: true,
-        measure: |args| {
-            let tail = SpinTail::Learned(HybridConfig::new());
-            worker::measure(PunctualTimer::new(tail)?, args)
-        },
+        measure: |args| worker::measure(PunctualTimer::new(async_spin::tail())?, args),
     },
     ScaleSpec {
         name: "tokio",
