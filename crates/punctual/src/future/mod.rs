@@ -22,9 +22,12 @@
 //! The driver thread keeps every pending deadline in an indexed heap (so cancelling or
 //! moving one is `O(log n)`), sleeps natively until the earliest one, interrupted when an
 //! earlier one arrives, and wakes the tasks due. The task then checks the clock itself, so
-//! a `Sleep` completes only once `Instant::now()` has reached its deadline. A pending timer
-//! costs about 40 bytes in the driver besides the `Sleep` itself; dropping the `Sleep`
-//! removes it.
+//! a `Sleep` completes only once `Instant::now()` has reached its deadline. The driver frees
+//! the slot of each timer it fires and publishes how far it has fired, so a task completing
+//! its sleep takes no lock: at 100,000 timers, giving each fired slot back under the lock
+//! the driver fires with was what let the executor fall tens of milliseconds behind. A
+//! pending timer costs 40 to 80 bytes in the driver (its buffers grow by doubling) besides
+//! the `Sleep` itself (32 bytes on Linux and Windows); dropping the `Sleep` removes it.
 //!
 //! The free functions use [`Driver::global`]; [`Driver::new`] makes a private driver, e.g.
 //! with a spin tail for wakes within a microsecond, at a CPU cost.
