@@ -49,7 +49,7 @@ pub fn describe(report: &Report) -> String {
         n => format!("{n} load threads at {} priority", report.run.load.name()),
     };
     format!(
-        "scale mode: N timers pending at once, deadlines uniform over {} to {} ahead, one tokio current-thread task each; at least {} timers per method and N; each method and N in a process of its own; {load}",
+        "scale mode: N timers pending at once, deadlines uniform over {} to {} ahead, one tokio current-thread task each, the executor kept busy until the deadlines start; at least {} timers per method and N; each method and N in a process of its own; {load}",
         format_duration(FIRST_DEADLINE),
         format_duration(FIRST_DEADLINE + SPREAD),
         report.run.samples_per_method.unwrap_or(0),
