@@ -22,7 +22,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Compare every way to wait, side by side, on this machine.
-    Bench(BenchArgs),
+    Bench(Box<BenchArgs>),
     /// What does a plain OS sleep really cost here? Detects the sleep quantum.
     Probe(ProbeArgs),
     /// Periodic wake-ups on a fixed grid, measured and reported as cyclictest does.
@@ -31,7 +31,8 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Methods to compare, comma-separated, or `all` (see --list-methods).
+    /// Methods to compare, comma-separated, or `all` (see --list-methods). With --scale:
+    /// async, async-spin and tokio.
     #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_methods)]
     pub methods: MethodList,
 
@@ -39,7 +40,8 @@ pub struct BenchArgs {
     #[arg(long = "wait", value_name = "LIST", allow_hyphen_values = true, default_value = "100us,1ms,10ms", value_parser = units::parse_wait_list)]
     pub waits: WaitList,
 
-    /// Waits to measure per method and wait length [default: measure for --duration].
+    /// Waits to measure per method and wait length [default: measure for --duration]. With
+    /// --scale: at least this many timers per method and N [default: 100].
     #[arg(long, value_name = "N", allow_hyphen_values = true, conflicts_with = "duration", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub samples: Option<u64>,
 
@@ -83,9 +85,26 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE.svg", value_parser = parse_svg_path)]
     pub plot: Option<PathBuf>,
 
+    /// Scale mode: for each N listed (e.g. 1,1000,100000,1000000), N timers pending at
+    /// once with deadlines spread over 1 to 100 ms, one task each on a tokio current-thread
+    /// runtime; lateness percentiles, CPU and memory per timer, punctual's driver beside
+    /// tokio::time. Each method and N runs in a fresh process; rounds repeat until
+    /// --samples timers have fired.
+    #[arg(long, value_name = "LIST", value_parser = parse_timer_counts, conflicts_with_all = ["waits", "duration", "warmup", "mode", "phase", "plot"])]
+    pub scale: Option<TimerCounts>,
+
     /// List the methods and exit.
     #[arg(long)]
     pub list_methods: bool,
+
+    /// Measure one method at the one N of --scale and print the result as JSON (how the
+    /// scale mode runs each method in a process of its own).
+    #[arg(long, hide = true, value_name = "METHOD", requires = "scale")]
+    pub scale_worker: Option<String>,
+
+    /// The worker's seed for its deadlines.
+    #[arg(long, hide = true, default_value_t = 1)]
+    pub scale_seed: u64,
 
     /// Replace every method and clock with deterministic stand-ins (for tests).
     #[arg(long, hide = true)]
@@ -198,13 +217,24 @@ pub enum CpuList {
 }
 
 /// The methods `--methods` named, in table order.
-pub type MethodList = Vec<&'static MethodSpec>;
+#[derive(Debug, Clone)]
+pub struct MethodList {
+    pub specs: Vec<&'static MethodSpec>,
+    /// `all` was asked for (the default): the scale mode then takes all of its own.
+    pub all: bool,
+}
+/// The numbers of timers `--scale` named, in the order given (an alias, so that clap takes
+/// the list as one value).
+pub type TimerCounts = Vec<u64>;
 /// The waits `--wait` named, in the order given.
 pub type WaitList = Vec<Duration>;
 
 fn parse_methods(text: &str) -> Result<MethodList, String> {
     if text.trim() == "all" {
-        return Ok(METHODS.iter().collect());
+        return Ok(MethodList {
+            specs: METHODS.iter().collect(),
+            all: true,
+        });
     }
     let mut chosen = Vec::new();
     for name in text.split(',').map(str::trim) {
@@ -219,7 +249,32 @@ fn parse_methods(text: &str) -> Result<MethodList, String> {
         }
     }
     chosen.sort_by_key(|spec| METHODS.iter().position(|m| m.name == spec.name));
-    Ok(chosen)
+    Ok(MethodList {
+        specs: chosen,
+        all: false,
+    })
+}
+
+/// The most timers `--scale` accepts at once: ten million tasks take gigabytes already.
+const MAX_SCALE_TIMERS: u64 = 10_000_000;
+
+fn parse_timer_counts(text: &str) -> Result<TimerCounts, String> {
+    text.split(',')
+        .map(|item| {
+            let item = item.trim();
+            let digits = item.replace('_', "");
+            let count: u64 = digits.parse().map_err(|_| {
+                format!("`{item}` is not a number of timers: write e.g. 1,1000,100000")
+            })?;
+            match count {
+                0 => Err("`0` timers: give at least 1".to_string()),
+                n if n > MAX_SCALE_TIMERS => Err(format!(
+                    "`{item}` timers is too many: at most {MAX_SCALE_TIMERS}"
+                )),
+                n => Ok(n),
+            }
+        })
+        .collect()
 }
 
 fn parse_duration_budget(text: &str) -> Result<Duration, String> {

@@ -15,10 +15,13 @@ mod units;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
-use bench::{BenchOptions, Stop};
-use cli::{BenchArgs, Cli, Command};
+use bench::scale::timers::{self as scale_timers, ScaleSpec};
+use bench::scale::worker::WorkerArgs;
+use bench::scale::ScaleOptions;
+use bench::{BenchOptions, Report, Stop};
+use cli::{BenchArgs, Cli, Command, MethodList};
 use export::ExportFormat;
 
 fn main() -> ExitCode {
@@ -33,7 +36,7 @@ fn main() -> ExitCode {
 
 fn run() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Command::Bench(args) => bench_command(args),
+        Command::Bench(args) => bench_command(*args),
         Command::Probe(args) => probe::command(&args),
         Command::Grid(args) => grid::command(&args),
     }
@@ -52,20 +55,83 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let options = BenchOptions {
-        methods: args.methods,
-        waits: args.waits,
-        stop: args
-            .samples
-            .map_or(Stop::Duration(args.duration), Stop::Samples),
-        warmup: args.warmup,
-        mode: args.mode,
-        phase: args.phase,
-        load: args.load,
-        load_threads: args.load_threads.map_or(cpus, |n| n as usize),
-        mock: args.mock_timer,
+    let load_threads = args.load_threads.map_or(cpus, |n| n as usize);
+    let report = match &args.scale {
+        Some(timers) => {
+            let methods = scale_methods(&args.methods).unwrap_or_else(|message| {
+                Cli::command()
+                    .error(clap::error::ErrorKind::ValueValidation, message)
+                    .exit()
+            });
+            if let Some(method) = &args.scale_worker {
+                return scale_worker(method, timers, &args);
+            }
+            bench::scale::run(&ScaleOptions {
+                methods,
+                timers: timers.clone(),
+                samples: args.samples.unwrap_or(DEFAULT_SCALE_SAMPLES),
+                load: args.load,
+                load_threads,
+                mock: args.mock_timer,
+            })?
+        }
+        None => bench::run(&BenchOptions {
+            methods: args.methods.specs.clone(),
+            waits: args.waits.clone(),
+            stop: args
+                .samples
+                .map_or(Stop::Duration(args.duration), Stop::Samples),
+            warmup: args.warmup,
+            mode: args.mode,
+            phase: args.phase,
+            load: args.load,
+            load_threads,
+            mock: args.mock_timer,
+        })?,
     };
-    let report = bench::run(&options)?;
+    output_report(&report, args)
+}
+
+/// Timers per method and N the scale mode measures at least, unless `--samples` says.
+const DEFAULT_SCALE_SAMPLES: u64 = 100;
+
+/// The scale mode's methods among those `--methods` named: all of its own for `all`.
+fn scale_methods(list: &MethodList) -> Result<Vec<&'static ScaleSpec>, String> {
+    if list.all {
+        return Ok(scale_timers::SCALE_METHODS.iter().collect());
+    }
+    list.specs
+        .iter()
+        .map(|spec| {
+            scale_timers::find(spec.name).ok_or_else(|| {
+                format!(
+                    "`{}` has no scale mode (with --scale: {}, or all)",
+                    spec.name,
+                    scale_timers::names()
+                )
+            })
+        })
+        .collect()
+}
+
+/// The hidden worker side of the scale mode: one method at one N, as JSON on stdout.
+fn scale_worker(method: &str, timers: &[u64], args: &BenchArgs) -> anyhow::Result<()> {
+    let spec =
+        scale_timers::find(method).ok_or_else(|| anyhow::anyhow!("no scale method `{method}`"))?;
+    let [timers] = timers else {
+        anyhow::bail!("a scale worker measures one N, not {timers:?}");
+    };
+    let result = bench::scale::worker::run(&WorkerArgs {
+        method: spec.name,
+        timers: *timers,
+        samples: args.samples.unwrap_or(DEFAULT_SCALE_SAMPLES),
+        seed: args.scale_seed,
+    })?;
+    println!("{}", serde_json::to_string(&result)?);
+    Ok(())
+}
+
+fn output_report(report: &Report, args: BenchArgs) -> anyhow::Result<()> {
     let exports: Vec<(ExportFormat, PathBuf)> = [
         (ExportFormat::Json, args.export_json),
         (ExportFormat::Csv, args.export_csv),
@@ -76,11 +142,11 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
     .collect();
     let table_to_stdout = !exports.iter().any(|(_, p)| p.as_os_str() == "-");
     if table_to_stdout {
-        print!("{}", output::table::render(&report));
+        print!("{}", output::table::render(report));
     }
-    export::write_all(&exports, &report)?;
+    export::write_all(&exports, report)?;
     if let Some(path) = &args.plot {
-        output::plot::write(&report, path)?;
+        output::plot::write(report, path)?;
         if table_to_stdout {
             println!("plot: {}", path.display());
         }

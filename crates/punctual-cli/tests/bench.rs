@@ -69,7 +69,7 @@ fn json_has_the_documented_fields() {
         serde_json::from_str(&mock_bench(&["--export-json", "-"])).unwrap();
     assert!(json["environment"].is_object());
     let results = json["results"].as_array().unwrap();
-    assert_eq!(results.len(), 2 * 7, "every method at both waits");
+    assert_eq!(results.len(), 2 * 9, "every method at both waits");
     for field in [
         "method",
         "wait_ns",
@@ -129,7 +129,7 @@ fn exports_to_files_and_a_plot() {
     ] {
         assert!(plot.contains(label), "the plot shows `{label}`");
     }
-    assert!(std::fs::read_to_string(&csv).unwrap().lines().count() == 15);
+    assert!(std::fs::read_to_string(&csv).unwrap().lines().count() == 19);
     assert!(std::fs::read_to_string(&md)
         .unwrap()
         .contains("| **hybrid** |"));
@@ -298,4 +298,123 @@ fn is_root() -> bool {
         .arg("-u")
         .output()
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+fn mock_scale(extra: &[&str]) -> String {
+    let output = punctual()
+        .args(["bench", "--mock-timer", "--scale", "1,1000"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn scale_table() {
+    insta::assert_snapshot!("scale_table", mock_scale(&[]));
+}
+
+#[test]
+fn scale_exports() {
+    insta::assert_snapshot!("scale_json", mock_scale(&["--export-json", "-"]));
+    insta::assert_snapshot!("scale_csv", mock_scale(&["--export-csv", "-"]));
+    insta::assert_snapshot!("scale_markdown", mock_scale(&["--export-markdown", "-"]));
+}
+
+#[test]
+fn scale_json_has_a_row_per_method_and_count() {
+    let json: serde_json::Value =
+        serde_json::from_str(&mock_scale(&["--export-json", "-"])).unwrap();
+    assert_eq!(json["run"]["mode"], "scale");
+    assert_eq!(json["run"]["timers"], serde_json::json!([1, 1000]));
+    assert!(json
+        .get("results")
+        .is_some_and(|r| r.as_array().unwrap().is_empty()));
+    let rows = json["scale"].as_array().unwrap();
+    assert_eq!(rows.len(), 2 * 3, "async, async-spin and tokio at each N");
+    for field in [
+        "method",
+        "ours",
+        "timers",
+        "samples",
+        "p50_ns",
+        "p90_ns",
+        "p99_ns",
+        "p999_ns",
+        "max_ns",
+        "early",
+        "cpu_ns_per_timer",
+        "timer_bytes",
+    ] {
+        assert!(
+            rows.iter().all(|r| !r[field].is_null()),
+            "every row has `{field}`"
+        );
+    }
+    assert!(rows.iter().all(|r| r["samples"].as_u64().unwrap() >= 100));
+}
+
+/// A real scale run, small: every method in a process of its own, through the same path as
+/// a full run. Asserts only what always holds: our timers never complete early.
+#[test]
+fn a_real_scale_run_measures_each_method_in_a_worker_process() {
+    let output = punctual()
+        .args([
+            "bench",
+            "--scale",
+            "20",
+            "--samples",
+            "20",
+            "--methods",
+            "async,async-spin,tokio",
+            "--export-json",
+            "-",
+        ])
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let rows = json["scale"].as_array().unwrap();
+    let methods: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
+    assert_eq!(methods, ["async", "async-spin", "tokio"]);
+    for row in rows {
+        assert_eq!(row["timers"], 20);
+        assert!(row["samples"].as_u64().unwrap() >= 20);
+        if row["ours"] == true {
+            assert_eq!(row["early"], 0, "{row}");
+            assert!(row["timer_bytes"].as_u64().unwrap() > 0);
+        }
+    }
+}
+
+#[test]
+fn bad_scale_arguments_are_clear_errors() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--scale", "0"], "give at least 1"),
+        (&["--scale", "abc"], "not a number of timers"),
+        (&["--scale", "1,-5"], "not a number of timers"),
+        (&["--scale", "20000000"], "too many"),
+        (&["--scale", "1", "--wait", "1ms"], "cannot be used with"),
+        (&["--scale", "1", "--plot", "a.svg"], "cannot be used with"),
+        (
+            &["--scale", "1", "--methods", "hybrid"],
+            "`hybrid` has no scale mode",
+        ),
+        (&["--scale-worker", "async"], "--scale"),
+    ];
+    for (args, message) in cases {
+        punctual().arg("bench").args(*args).assert().code(2).stderr(
+            predicate::str::contains(*message).and(predicate::str::contains("panicked").not()),
+        );
+    }
 }

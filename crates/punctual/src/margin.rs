@@ -184,6 +184,26 @@ const FIRST_BUCKET_NANOS: u64 = 16_000;
 /// A bucket with fewer samples borrows from a neighbour.
 const MIN_SAMPLES: usize = 8;
 
+/// Which bucket a native length falls in, kept by a caller between planning a wait and
+/// recording its oversleep; one byte, so an async sleep carries it for free.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct LengthClass(u8);
+
+impl LengthClass {
+    /// How many classes there are.
+    pub(crate) const COUNT: u8 = BUCKETS as u8;
+
+    /// The class's index, below [`LengthClass::COUNT`].
+    pub(crate) fn index(self) -> u8 {
+        self.0
+    }
+
+    /// The class of an index, the last for one too large.
+    pub(crate) fn from_index(index: u8) -> LengthClass {
+        LengthClass(index.min(Self::COUNT - 1))
+    }
+}
+
 fn bucket_of(native: Duration) -> usize {
     let nanos = u64::try_from(native.as_nanos()).unwrap_or(u64::MAX);
     if nanos < FIRST_BUCKET_NANOS {
@@ -286,8 +306,15 @@ impl MarginEstimator {
 
     /// Records that a native sleep of length `native` woke `oversleep` past its target.
     pub fn record(&mut self, native: Duration, oversleep: Duration) {
+        self.record_in(LengthClass(bucket_of(native) as u8), oversleep);
+    }
+
+    /// Records an oversleep of a native part whose class [`MarginEstimator::plan_classed`]
+    /// gave.
+    pub(crate) fn record_in(&mut self, class: LengthClass, oversleep: Duration) {
         let nanos = u32::try_from(oversleep.as_nanos()).unwrap_or(u32::MAX);
-        self.buckets[bucket_of(native)].push(nanos, self.config.window);
+        let bucket = usize::from(class.0).min(BUCKETS - 1);
+        self.buckets[bucket].push(nanos, self.config.window);
     }
 
     /// The window that speaks for native sleeps of length `native`: its own bucket's, or the
@@ -312,19 +339,27 @@ impl MarginEstimator {
 
     /// What to do for a wait of `wait` from now.
     pub fn plan(&self, wait: Duration) -> Plan {
+        self.plan_classed(wait).0
+    }
+
+    /// [`MarginEstimator::plan`], and the length class of the native part it planned, for a
+    /// caller that learns the oversleep later and elsewhere (an async sleep: see
+    /// [`MarginEstimator::record_in`]).
+    pub(crate) fn plan_classed(&self, wait: Duration) -> (Plan, LengthClass) {
         // The native part is `wait - margin`, and the margin depends on the native length:
         // a first guess from the whole wait settles it. The margin never exceeds the budget,
         // so neither may the guess, or a tail longer than the wait would send the lookup to
         // the bucket of sleeps near zero.
         let budget = wait.mul_f64(self.config.budget);
         let native = wait.saturating_sub(self.margin_for_native(wait).min(budget));
+        let class = LengthClass(bucket_of(native) as u8);
         let wanted = self.margin_for_native(native);
         if wanted <= budget {
-            return Plan::Hybrid { margin: wanted };
+            return (Plan::Hybrid { margin: wanted }, class);
         }
         let HybridConfig { tail, headroom, .. } = self.config;
         let limit = u64::try_from(budget.as_nanos()).unwrap_or(u64::MAX);
-        match self.window_for(native) {
+        let plan = match self.window_for(native) {
             // Nothing measured yet: spin what the budget allows until there is.
             None => Plan::Capped {
                 margin: budget,
@@ -337,7 +372,8 @@ impl MarginEstimator {
                 },
                 None => Plan::Native { wanted },
             },
-        }
+        };
+        (plan, class)
     }
 
     /// How many samples the estimator holds now, over all sleep lengths.

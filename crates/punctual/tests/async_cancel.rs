@@ -42,6 +42,10 @@ fn dropping_a_million_pending_sleeps_frees_them_and_none_wakes() {
     );
     assert_eq!(driver.pending(), n);
     let full = driver.allocated_bytes();
+    // A sleep's margin and class share 32 bits so that the future stays this small.
+    if cfg!(target_pointer_width = "64") {
+        assert!(size_of::<Sleep>() <= 32, "{} bytes", size_of::<Sleep>());
+    }
     let per_timer = (full - empty) / n + size_of::<Sleep>();
     println!(
         "{per_timer} bytes per pending timer: {} in the driver + {} for the Sleep",
@@ -170,4 +174,46 @@ fn a_sleep_that_never_ends_costs_the_driver_nothing() {
     far.reset(Instant::now() + Duration::from_micros(100));
     futures::executor::block_on(&mut far);
     assert_eq!(count.get(), 0);
+}
+
+/// The driver frees a fired timer's slot at once and hands it to the next registration; the
+/// sleep it fired must then leave that slot alone, whatever it does next.
+#[test]
+fn a_fired_sleep_leaves_its_old_slot_to_the_next_timer() {
+    let driver = Driver::new(DriverConfig::new()).unwrap();
+    let fired = WakeCount::new();
+    let mut a = driver.sleep(Duration::from_millis(1));
+    let mut b = driver.sleep(Duration::from_millis(2));
+    assert!(poll_once(&mut a, &Waker::from(fired.clone())).is_pending());
+    assert!(poll_once(&mut b, &Waker::from(fired.clone())).is_pending());
+    assert!(wait_for(Duration::from_secs(10), || fired.get() == 2));
+    assert_eq!(driver.pending(), 0);
+
+    // Both slots are free now: the next registrations take them.
+    let later = WakeCount::new();
+    let mut c = driver.sleep(Duration::from_millis(40));
+    let mut d = driver.sleep(Duration::from_millis(40));
+    assert!(poll_once(&mut c, &Waker::from(later.clone())).is_pending());
+    assert!(poll_once(&mut d, &Waker::from(later.clone())).is_pending());
+    assert_eq!(driver.pending(), 2);
+
+    // The fired sleeps, dropped or reset, touch neither.
+    drop(a);
+    b.reset(Instant::now() + Duration::from_millis(5));
+    assert_eq!(
+        driver.pending(),
+        2,
+        "a fired sleep took another's timer out"
+    );
+    let wake = futures::executor::block_on(&mut b);
+    assert!(wake.woke() >= wake.deadline());
+    assert_eq!(driver.pending(), 2);
+    assert_eq!(later.get(), 0);
+
+    assert!(wait_for(Duration::from_secs(10), || later.get() == 2));
+    for sleep in [&mut c, &mut d] {
+        assert!(poll_once(sleep, &Waker::from(later.clone())).is_ready());
+    }
+    assert_eq!(driver.pending(), 0);
+    assert_eq!(driver.stats().wakes, 5);
 }

@@ -44,6 +44,8 @@ pub const METHODS: &[MethodSpec] = &[
     methods::native::SPEC,
     methods::hybrid::SPEC,
     methods::spin::SPEC,
+    methods::async_native::SPEC,
+    methods::async_spin::SPEC,
     methods::std_sleep::SPEC,
     methods::spin_sleep::SPEC,
     methods::tokio::SPEC,

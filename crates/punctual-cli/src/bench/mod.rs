@@ -9,6 +9,7 @@ pub mod load;
 pub mod method;
 pub mod methods;
 pub mod recommend;
+pub mod scale;
 pub mod stats;
 mod worker;
 
@@ -32,6 +33,27 @@ pub enum Mode {
     Single,
     /// Absolute deadlines `start + k * wait`; lateness against each deadline.
     Grid,
+}
+
+/// What a run measured: waits of given lengths (single or grid), or many timers at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunMode {
+    /// Back-to-back waits (`--mode single`).
+    Single,
+    /// Waits on a fixed grid (`--mode grid`).
+    Grid,
+    /// N timers pending at once (`--scale`).
+    Scale,
+}
+
+impl From<Mode> for RunMode {
+    fn from(mode: Mode) -> RunMode {
+        match mode {
+            Mode::Single => RunMode::Single,
+            Mode::Grid => RunMode::Grid,
+        }
+    }
 }
 
 /// Whether waits start right after the previous wake, or after random work.
@@ -69,8 +91,8 @@ pub struct BenchOptions {
 /// How the run was made.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunInfo {
-    /// `single` or `grid`.
-    pub mode: Mode,
+    /// `single`, `grid` or `scale`.
+    pub mode: RunMode,
     /// `aligned` or `scrambled`.
     pub phase: Phase,
     /// The background load.
@@ -83,6 +105,9 @@ pub struct RunInfo {
     pub duration_per_method_ns: Option<u64>,
     /// Unrecorded waits before each method's first batch at each wait length.
     pub warmup: u64,
+    /// The numbers of timers pending at once, in scale mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timers: Option<Vec<u64>>,
 }
 
 /// One method at one wait length.
@@ -110,6 +135,9 @@ pub struct Report {
     pub environment: Environment,
     pub run: RunInfo,
     pub results: Vec<MethodResult>,
+    /// One method with N timers pending at once, per method and N (scale mode).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scale: Vec<scale::ScaleResult>,
     /// The one-line advice, when there is a method to advise.
     pub recommendation: Option<String>,
     /// Anything that degraded the run (refused priorities and the like).
@@ -220,7 +248,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<Report> {
     Ok(Report {
         environment,
         run: RunInfo {
-            mode: options.mode,
+            mode: options.mode.into(),
             phase: options.phase,
             load: options.load,
             load_threads: if options.load == LoadKind::None {
@@ -237,8 +265,10 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<Report> {
                 Stop::Duration(d) => Some(d.as_nanos() as u64),
             },
             warmup: options.warmup,
+            timers: None,
         },
         results,
+        scale: Vec::new(),
         recommendation,
         notes,
         histograms,

@@ -2,4 +2,5 @@
 
 pub mod plot;
 pub mod progress;
+pub mod scale;
 pub mod table;

@@ -15,7 +15,7 @@ const PANEL_HEIGHT: u32 = 440;
 const WIDTH: u32 = 1100;
 
 /// Colours a reader can tell apart, ours first.
-const COLOURS: [RGBColor; 8] = [
+const COLOURS: [RGBColor; 10] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -24,6 +24,8 @@ const COLOURS: [RGBColor; 8] = [
     RGBColor(230, 159, 0),
     RGBColor(100, 100, 100),
     RGBColor(240, 228, 66),
+    RGBColor(0, 0, 0),
+    RGBColor(150, 75, 0),
 ];
 
 /// The SVG text of the plot.
@@ -75,7 +77,7 @@ fn draw_panel(
             format!(
                 "wait {}: share of waits that woke at most this late ({} mode)",
                 wait_label(Duration::from_nanos(wait)),
-                if report.run.mode == crate::bench::Mode::Grid {
+                if report.run.mode == crate::bench::RunMode::Grid {
                     "grid"
                 } else {
                     "single"

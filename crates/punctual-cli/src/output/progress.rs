@@ -11,6 +11,16 @@ use crate::units::wait_label;
 
 const UNITS_PER_CELL: u64 = 1000;
 
+/// A bar of `len` units on stderr, redrawn at most four times a second, and only when told.
+fn bar(len: u64) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr_with_hz(4));
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed}] {wide_bar} {percent:>3}% {msg}")
+            .expect("a valid template"),
+    );
+    bar
+}
+
 pub struct Progress {
     bar: Option<ProgressBar>,
     methods: usize,
@@ -33,24 +43,32 @@ impl Progress {
             })
             .sum::<Duration>()
             * methods as u32;
-        let bar = (!options.mock && expected > Duration::from_secs(2)).then(|| {
-            let bar = ProgressBar::with_draw_target(
-                Some(cells * UNITS_PER_CELL),
-                ProgressDrawTarget::stderr_with_hz(4),
-            );
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{spinner} [{elapsed}] {wide_bar} {percent:>3}% {msg}",
-                )
-                .expect("a valid template"),
-            );
-            bar
-        });
+        let bar = (!options.mock && expected > Duration::from_secs(2))
+            .then(|| bar(cells * UNITS_PER_CELL));
         Progress {
             bar,
             methods,
             wait_index: 0,
             fractions: vec![0.0; methods],
+        }
+    }
+
+    /// A bar over `steps` equal steps (the scale mode's method and N pairs), shown unless
+    /// the run is a mock one.
+    pub fn steps(steps: usize, mock: bool) -> Progress {
+        let bar = (!mock).then(|| bar(steps as u64 * UNITS_PER_CELL));
+        Progress {
+            bar,
+            methods: steps,
+            wait_index: 0,
+            fractions: vec![0.0; steps],
+        }
+    }
+
+    /// Says what is being measured now, in a few words.
+    pub fn label(&self, what: String) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(what);
         }
     }
 

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use crate::bench::{MethodResult, Mode, Report, RunInfo};
+use crate::bench::{MethodResult, Report, RunInfo, RunMode};
 use crate::environment::Environment;
 use crate::units::{format_duration, format_nanos, wait_label};
 
@@ -31,8 +31,9 @@ fn describe_run(run: &RunInfo) -> String {
     format!(
         "{} mode, {} phase, {load}, {size}, {} warm-up waits",
         match run.mode {
-            Mode::Single => "single",
-            Mode::Grid => "grid",
+            RunMode::Single => "single",
+            RunMode::Grid => "grid",
+            RunMode::Scale => "scale",
         },
         match run.phase {
             crate::bench::Phase::Aligned => "aligned",
@@ -84,8 +85,12 @@ pub fn render(report: &Report) -> String {
     let mut out =
         String::from("punctual bench: how late each way to wait wakes, on this machine\n");
     out.push_str(&header(&report.environment));
+    if report.run.mode == RunMode::Scale {
+        out.push_str(&super::scale::render(report));
+        return out;
+    }
     let _ = writeln!(out, "  {:<16} {}", "run", describe_run(&report.run));
-    let grid = report.run.mode == Mode::Grid;
+    let grid = report.run.mode == RunMode::Grid;
     let mut waits: Vec<u64> = report.results.iter().map(|r| r.wait_ns).collect();
     waits.dedup();
     for wait in waits {

@@ -13,6 +13,14 @@ impl Platform for Os {
         None
     }
 
+    fn process_cpu_time() -> Option<Duration> {
+        None
+    }
+
+    fn resident_bytes() -> Option<u64> {
+        None
+    }
+
     fn set_load_priority(priority: LoadPriority) -> Result<String, String> {
         match priority {
             LoadPriority::Same => Ok("default priority".to_string()),
@@ -44,10 +52,6 @@ impl Platform for Os {
     }
 
     fn cpu_times() -> Option<CpuTimes> {
-        None
-    }
-
-    fn process_cpu_time() -> Option<Duration> {
         None
     }
 

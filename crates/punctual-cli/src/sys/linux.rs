@@ -109,6 +109,22 @@ impl Platform for Os {
         unix::thread_cpu_time()
     }
 
+    fn process_cpu_time() -> Option<Duration> {
+        unix::process_cpu_time()
+    }
+
+    fn resident_bytes() -> Option<u64> {
+        // statm's second field is resident pages (proc(5)).
+        let pages: u64 = read("/proc/self/statm")?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()?;
+        // SAFETY: sysconf has no preconditions; _SC_PAGESIZE is always supported.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        u64::try_from(page).ok().map(|page| pages * page)
+    }
+
     fn set_load_priority(priority: LoadPriority) -> Result<String, String> {
         let nice = match priority {
             LoadPriority::Lower => 19,
@@ -196,10 +212,6 @@ impl Platform for Os {
     fn cpu_times() -> Option<CpuTimes> {
         let stat = fs::read_to_string("/proc/stat").ok()?;
         proc_stat_times(&stat, clock_ticks()?)
-    }
-
-    fn process_cpu_time() -> Option<Duration> {
-        unix::process_cpu_time()
     }
 
     fn catch_interrupt() -> bool {

@@ -54,6 +54,16 @@ impl Platform for Os {
         unix::thread_cpu_time()
     }
 
+    fn process_cpu_time() -> Option<Duration> {
+        unix::process_cpu_time()
+    }
+
+    /// Not read on macOS: the current figure needs Mach's `task_info`, which the libc
+    /// crate marks deprecated, and the peak from `getrusage` is not a current figure.
+    fn resident_bytes() -> Option<u64> {
+        None
+    }
+
     fn set_load_priority(priority: LoadPriority) -> Result<String, String> {
         let (class, name) = match priority {
             LoadPriority::Lower => (libc::qos_class_t::QOS_CLASS_BACKGROUND, "QoS background"),
@@ -115,10 +125,6 @@ impl Platform for Os {
     fn cpu_times() -> Option<CpuTimes> {
         // host_processor_info would tell; not worth a Mach binding for one warning.
         None
-    }
-
-    fn process_cpu_time() -> Option<Duration> {
-        unix::process_cpu_time()
     }
 
     fn catch_interrupt() -> bool {

@@ -1,6 +1,7 @@
-//! The CLI's platform layer: thread CPU clocks, load-thread priorities, the coarse clock, the
-//! facts of the environment header, thread ids and machine-wide CPU time. The rest of the CLI
-//! names only `sys::Os` and the types here; it never writes `cfg(target_os)`.
+//! The CLI's platform layer: thread and process CPU clocks, resident memory, load-thread
+//! priorities, the coarse clock, the facts of the environment header, thread ids and
+//! machine-wide CPU time. The rest of the CLI names only `sys::Os` and the types here; it
+//! never writes `cfg(target_os)`.
 //!
 //! | file         | used on        |
 //! |--------------|----------------|
@@ -77,6 +78,12 @@ pub trait Platform {
     /// Names the clock behind [`Platform::thread_cpu_time`] and its grain, or says there is none.
     const THREAD_CPU_CLOCK: &'static str;
 
+    /// CPU time every thread of this process has used so far.
+    fn process_cpu_time() -> Option<Duration>;
+
+    /// Memory of this process resident now, in bytes.
+    fn resident_bytes() -> Option<u64>;
+
     /// Reprioritises the calling thread; describes what it got, or why it was refused.
     fn set_load_priority(priority: LoadPriority) -> Result<String, String>;
 
@@ -94,9 +101,6 @@ pub trait Platform {
 
     /// CPU time of the whole machine so far, to tell how busy it was during a run.
     fn cpu_times() -> Option<CpuTimes>;
-
-    /// CPU time this process has used so far.
-    fn process_cpu_time() -> Option<Duration>;
 
     /// Turns Ctrl-C into [`INTERRUPTED`], so a long run can stop and still report; returns
     /// whether the handler is in place.

@@ -1,5 +1,6 @@
-//! Windows: `GetThreadTimes`, `GetProcessTimes`, `GetSystemTimes`, thread priorities,
-//! `GetTickCount64`, and the timer resolution from `NtQueryTimerResolution`.
+//! Windows: `GetThreadTimes`, `GetProcessTimes`, `GetSystemTimes`, the working set from
+//! `GetProcessMemoryInfo`, thread priorities, `GetTickCount64`, and the timer resolution from
+//! `NtQueryTimerResolution`.
 
 use std::time::Duration;
 
@@ -7,6 +8,7 @@ use std::sync::atomic::Ordering;
 
 use windows_sys::Win32::Foundation::{BOOL, FILETIME, HANDLE};
 use windows_sys::Win32::System::Console::{SetConsoleCtrlHandler, CTRL_C_EVENT};
+use windows_sys::Win32::System::ProcessStatus::{GetProcessMemoryInfo, PROCESS_MEMORY_COUNTERS};
 use windows_sys::Win32::System::SystemInformation::{GetTickCount64, OSVERSIONINFOW};
 use windows_sys::Win32::System::Threading::{
     GetCurrentProcess, GetCurrentThread, GetCurrentThreadId, GetPriorityClass, GetProcessTimes,
@@ -105,6 +107,17 @@ impl Platform for Os {
     fn thread_cpu_time() -> Option<Duration> {
         // SAFETY: GetCurrentThread has no preconditions; its pseudo-handle is always valid.
         cpu_time(GetThreadTimes, unsafe { GetCurrentThread() })
+    }
+
+    fn resident_bytes() -> Option<u64> {
+        // SAFETY: PROCESS_MEMORY_COUNTERS is plain data; zeroed is valid before the call.
+        let mut counters: PROCESS_MEMORY_COUNTERS = unsafe { std::mem::zeroed() };
+        let size = std::mem::size_of::<PROCESS_MEMORY_COUNTERS>() as u32;
+        counters.cb = size;
+        // SAFETY: the current-process pseudo-handle is valid; `counters` is writable and
+        // `size` is its size (GetProcessMemoryInfo).
+        let ok = unsafe { GetProcessMemoryInfo(GetCurrentProcess(), &mut counters, size) };
+        (ok != 0).then_some(counters.WorkingSetSize as u64)
     }
 
     fn set_load_priority(priority: LoadPriority) -> Result<String, String> {

@@ -7,29 +7,42 @@ use std::sync::{mpsc, Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::heap::Timers;
+use super::tail::Tail;
 use super::thread::{self, Core};
 use super::{Interval, Sleep};
 use crate::grid::Grid;
 use crate::sys::{self, DriverWait};
-use crate::{Error, HybridConfig, TimerInfo};
+use crate::{Error, HybridConfig, Plan, TimerInfo};
 
-/// What the driver thread does in the last stretch before a deadline.
+/// How the last stretch before a sleep's deadline is waited: natively, or with a spin in
+/// the sleeping task itself.
+///
+/// With a tail, the driver fires each timer a margin before its deadline, and the
+/// [`Sleep`], polled within that margin, spins on the monotonic clock on its executor's
+/// thread until the deadline, then completes. The spin is the task's, not the driver's,
+/// because the cross-thread wake of the task is most of its lateness; see the
+/// [module docs](super#the-spin-tail). While it spins, that executor runs nothing else.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 #[non_exhaustive]
 pub enum SpinTail {
-    /// Sleep natively all the way (the default): the least CPU.
+    /// Sleep natively all the way (the default): the least CPU, and no task ever spins.
     #[default]
     None,
-    /// Wake natively this long before each deadline and spin the rest, whatever it costs.
+    /// Fire each timer this long before its deadline (all of the wait, for a shorter one)
+    /// and spin the rest, whatever it costs. Margins saturate at about 537 ms.
     Fixed(Duration),
-    /// Learn the margin from the driver's own measured oversleep and spin it, within the CPU
-    /// budget, as the hybrid [`Strategy`](crate::Strategy) does; see [`margin`](crate::margin).
-    /// The budget applies to each of the driver's waits: a margin longer than `budget` of
-    /// the time to the next deadline is not spun.
+    /// Learn the margin from the measured end-to-end delay (from each timer's fire time to
+    /// its task's next poll: the driver's oversleep plus the executor's delay) and spin it
+    /// within the CPU budget, as the hybrid [`Strategy`](crate::Strategy) does with a
+    /// thread's oversleep; see [`margin`](crate::margin). The budget applies to each sleep:
+    /// the margin is at most `budget` of the time from the sleep's first poll to its deadline.
+    /// The end-to-end delay is longer than a thread's own oversleep (some 30 us on a virtual
+    /// machine against 15 to 20), so for sleeps around 100 us a budget of a half, not the
+    /// default quarter, is what lets the margin cover it.
     Learned(HybridConfig),
 }
 
-/// How a [`Driver`] waits; the default sleeps natively, with no spin tail.
+/// How a [`Driver`]'s sleeps wait; the default sleeps natively, with no spin tail.
 ///
 /// # Examples
 ///
@@ -46,12 +59,12 @@ pub struct DriverConfig {
 }
 
 impl DriverConfig {
-    /// Native waits only.
+    /// Native waits only, no spin tail.
     pub fn new() -> DriverConfig {
         DriverConfig::default()
     }
 
-    /// Ends each wait with `tail`.
+    /// Ends each sleep with `tail`.
     pub fn spin_tail(mut self, tail: SpinTail) -> DriverConfig {
         self.spin_tail = tail;
         self
@@ -81,23 +94,27 @@ impl DriverConfig {
 pub struct DriverStats {
     /// Timers fired (their wakers woken).
     pub wakes: u64,
-    /// Waits of the driver thread that ended in a spin tail.
+    /// Sleeps that ended in a spin tail (polled within their margin, before the deadline).
     pub spun: u64,
-    /// Waits whose learned margin the CPU budget cut short of the tail target.
+    /// Sleeps whose learned margin the CPU budget cut short of the tail target.
     pub capped: u64,
-    /// Waits done natively all the way: no recent oversleep fit in the CPU budget.
+    /// Sleeps planned without a margin: no recent end-to-end delay fit in the CPU budget.
     pub native_only: u64,
-    /// Waits whose native part woke after the deadline itself: the margin was short.
-    pub native_late: u64,
-    /// Total time the driver thread spent spinning.
+    /// Sleeps fired early by a margin whose task was polled only after the deadline: the
+    /// margin was short of that end-to-end delay.
+    pub margin_overrun: u64,
+    /// Total time sleeps spent spinning, on their executors' threads.
     pub spin_time: Duration,
     /// Waits cut short because an earlier timer was registered.
     pub interrupts: u64,
+    /// Times the driver thread went to sleep natively (each an OS wait).
+    pub waits: u64,
     /// Wakers whose `wake` panicked; the driver caught the panic and carried on.
     pub waker_panics: u64,
     /// How late the driver fired its timers (its clock reading when it took them off the
-    /// heap, minus their deadlines), summed; divide by [`DriverStats::wakes`] for the mean.
-    /// A task's own [`Wake::lateness`](crate::Wake::lateness) adds its executor's delay.
+    /// heap, minus their fire times: the deadline less the spin margin), summed; divide by
+    /// [`DriverStats::wakes`] for the mean. A task's own
+    /// [`Wake::lateness`](crate::Wake::lateness) adds its executor's delay.
     pub fire_lateness_total: Duration,
     /// The latest the driver fired any timer.
     pub fire_lateness_max: Duration,
@@ -128,8 +145,9 @@ pub struct DriverStats {
 ///
 /// # Implementation notes
 ///
-/// The deadlines sit in an indexed 4-ary heap of nanosecond deadlines (`O(log n)` insert,
-/// cancel and reset, no allocation for a reset), behind one mutex. The thread waits with:
+/// The timers sit in an indexed 4-ary heap of nanosecond fire times (the deadline, less the
+/// margin of a [`SpinTail`]; `O(log n)` insert, cancel and reset, no allocation for a
+/// reset), behind one mutex. The thread waits with:
 ///
 /// - **Linux**: `futex(2)` `FUTEX_WAIT_BITSET` with an absolute `CLOCK_MONOTONIC` timeout,
 ///   timer slack 1 ns (`PR_SET_TIMERSLACK`); an earlier timer `FUTEX_WAKE`s it.
@@ -142,13 +160,23 @@ pub struct Driver {
     shared: Arc<Shared>,
 }
 
+/// What the driver's lock guards: the pending timers, and the spin tail that plans their
+/// margins and learns from their delays.
+#[derive(Debug)]
+pub(crate) struct Locked {
+    pub(crate) timers: Timers,
+    pub(crate) tail: Tail,
+}
+
 /// What the futures and the driver thread share.
 pub(crate) struct Shared {
-    timers: Mutex<Timers>,
+    locked: Mutex<Locked>,
     /// Deadlines are nanoseconds since this instant.
     epoch: Instant,
     core: Arc<Core>,
     config: DriverConfig,
+    /// The tail learns from every fired timer's delay (a learned tail).
+    learns: bool,
     timer_info: OnceLock<TimerInfo>,
 }
 
@@ -181,10 +209,14 @@ impl Driver {
         let waiter = sys::Waiter::new().map_err(|e| unavailable("wait objects", e))?;
         let core = Arc::new(Core::new(waiter));
         let shared = Arc::new(Shared {
-            timers: Mutex::new(Timers::default()),
+            locked: Mutex::new(Locked {
+                timers: Timers::default(),
+                tail: Tail::new(config.tail()),
+            }),
             epoch: Instant::now(),
             core: Arc::clone(&core),
             config,
+            learns: matches!(config.tail(), SpinTail::Learned(_)),
             timer_info: OnceLock::new(),
         });
         let (started, running) = mpsc::channel();
@@ -230,14 +262,15 @@ impl Driver {
     /// Timers waiting for their deadline now (polled at least once, not yet fired, not
     /// dropped).
     pub fn pending(&self) -> usize {
-        self.shared.lock().pending()
+        self.shared.lock().timers.pending()
     }
 
-    /// Bytes of memory the driver's timer storage holds now: about 40 bytes per pending
-    /// timer, given back once the driver has no timers. A [`Sleep`] itself is
+    /// Bytes of memory the driver's timer storage holds now: 40 bytes per pending timer,
+    /// and up to twice that while its buffers have room to grow (52 per timer at 100,000
+    /// timers, 41 at a million), given back once the driver has no timers. A [`Sleep`] itself is
     /// `size_of::<Sleep>()` more, wherever its task keeps it.
     pub fn allocated_bytes(&self) -> usize {
-        self.shared.lock().allocated_bytes()
+        self.shared.lock().timers.allocated_bytes()
     }
 
     /// The CPU time the driver thread has used: exact once it has no timers left, otherwise
@@ -255,8 +288,34 @@ impl Driver {
     /// The counters so far.
     pub fn stats(&self) -> DriverStats {
         let mut stats = self.shared.core.stats();
-        stats.max_pending = self.shared.lock().max_pending();
+        stats.max_pending = self.shared.lock().timers.max_pending();
         stats
+    }
+
+    /// What a sleep of `wait` registered now would do: [`Plan::Native`] without a spin
+    /// tail, [`Plan::Hybrid`] with a fixed one, the learned plan with a learned one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use punctual::future::{Driver, DriverConfig, SpinTail};
+    ///
+    /// let tail = SpinTail::Fixed(Duration::from_micros(50));
+    /// let driver = Driver::new(DriverConfig::new().spin_tail(tail))?;
+    /// assert_eq!(driver.plan(Duration::from_millis(1)).margin(), Duration::from_micros(50));
+    /// # Ok::<(), punctual::Error>(())
+    /// ```
+    pub fn plan(&self, wait: Duration) -> Plan {
+        let plan = self.shared.lock().tail.plan(wait);
+        let margin = plan.planned.margin();
+        plan.learned.unwrap_or(if margin.is_zero() {
+            Plan::Native {
+                wanted: Duration::ZERO,
+            }
+        } else {
+            Plan::Hybrid { margin }
+        })
     }
 
     /// The configuration the driver runs with.
@@ -287,18 +346,28 @@ impl fmt::Debug for Driver {
 pub(crate) const NEVER_NS: u64 = u64::MAX;
 
 impl Shared {
-    /// The timers, whatever panicked while holding them: no code that can panic runs under
-    /// this lock between two changes that must go together.
-    pub(crate) fn lock(&self) -> MutexGuard<'_, Timers> {
-        self.timers.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The timers and the tail, whatever panicked while holding them: no code that can
+    /// panic runs under this lock between two changes that must go together.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Locked> {
+        self.locked.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn core(&self) -> &Core {
+        &self.core
+    }
+
+    pub(crate) fn learns(&self) -> bool {
+        self.learns
+    }
+
+    /// The timers' fired-through mark as last published (see `heap.rs`): a timer due at or
+    /// before it has fired. A stale reading is only smaller; check again under the lock.
+    pub(crate) fn fired_through(&self) -> u64 {
+        self.core.fired_through_ns.load(Ordering::Acquire)
     }
 
     pub(crate) fn epoch(&self) -> Instant {
         self.epoch
-    }
-
-    pub(crate) fn config(&self) -> DriverConfig {
-        self.config
     }
 
     pub(crate) fn set_timer_info(&self, info: TimerInfo) {
@@ -313,10 +382,10 @@ impl Shared {
             .filter(|&ns| ns < NEVER_NS)
     }
 
-    /// After registering a deadline under the lock (`_timers` is the proof): if the driver
+    /// After registering a fire time under the lock (`_locked` is the proof): if the driver
     /// thread plans to wake later than it, moves the plan and returns true, and the caller
     /// must [`Shared::interrupt`] the driver once the lock is released.
-    pub(crate) fn plan_earlier(&self, _timers: &Timers, deadline_ns: u64) -> bool {
+    pub(crate) fn plan_earlier(&self, _locked: &Locked, deadline_ns: u64) -> bool {
         let planned = &self.core.planned_ns;
         if deadline_ns < planned.load(Ordering::Relaxed) {
             planned.store(deadline_ns, Ordering::Relaxed);

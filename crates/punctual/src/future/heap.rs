@@ -1,30 +1,36 @@
-//! The driver's pending timers: an indexed 4-ary min-heap of deadlines in whole nanoseconds,
-//! with each timer's heap position kept in a slab slot so that cancelling or moving a timer
-//! is O(log n) and allocates nothing.
+//! The driver's pending timers: an indexed 4-ary min-heap of fire times in whole nanoseconds
+//! (a sleep's deadline, less its spin margin when the driver has a spin tail), with each
+//! timer's heap position kept in a slab slot so that cancelling or moving a timer is
+//! O(log n) and allocates nothing.
 //!
-//! A [`Sleep`](super::Sleep) owns its slot from its first registration until it completes,
-//! is reset after firing, or is dropped: the driver only marks a slot fired, never frees it,
-//! so a slot id can never be reused under a `Sleep` that still holds it.
+//! # Who frees a slot
+//!
+//! A timer's slot is freed by whoever ends it: the driver when it fires the timer, the
+//! [`Sleep`](super::Sleep) when it cancels or completes it first. So that a sleep can tell
+//! which without asking (its task is polled once per timer, and at scale the lock and the
+//! slot's cache line would cost the executor more than the rest of the poll), the heap keeps
+//! a *fired-through* mark: every timer due at or before it has been fired, and none due
+//! after it has. It only grows, and a timer is only ever registered due after it
+//! ([`Timers::insert`] refuses one that is not), so a sleep whose fire time is at or before
+//! the mark knows its slot is gone, maybe already another sleep's, and leaves it alone.
 //!
 //! Why a heap and not a hierarchical wheel: deadlines here are exact nanoseconds, which a
 //! wheel would have to keep sorted in its finest level anyway; a 4-ary heap of 16-byte
 //! entries keeps the hot comparisons in a few cache lines (log4 of a million is 10 levels),
-//! and expiring is a batch of pops done by one thread. `examples/async_scale.rs` measures it
+//! and expiring is a batch of pops done by one thread. `punctual bench --scale` measures it
 //! beside tokio's wheel.
 
 use std::task::Waker;
-use std::time::Duration;
 
 const ARITY: usize = 4;
-/// `Slot::pos` of a timer the driver has fired, whose `Sleep` has not collected it yet.
-const FIRED: u32 = u32::MAX;
-/// `Slot::pos` of a slot no `Sleep` holds.
-const FREE: u32 = u32::MAX - 1;
+/// `Slot::pos` of a slot no timer holds.
+const FREE: u32 = u32::MAX;
 /// Storage is not shrunk below this many entries: small drivers keep their buffers.
 const MIN_CAPACITY: usize = 64;
 
 #[derive(Debug, Clone, Copy)]
 struct Entry {
+    /// When the driver fires the timer.
     deadline_ns: u64,
     slot: u32,
 }
@@ -32,17 +38,8 @@ struct Entry {
 #[derive(Debug)]
 struct Slot {
     waker: Option<Waker>,
-    /// Where the timer sits in the heap, or [`FIRED`] / [`FREE`].
+    /// Where the timer sits in the heap, or [`FREE`].
     pos: u32,
-    /// The driver's spin just before it fired this timer, in nanoseconds.
-    spun_ns: u32,
-}
-
-/// What a slot holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SlotState {
-    Pending,
-    Fired { spun: Duration },
 }
 
 /// What one [`Timers::expire`] did.
@@ -60,21 +57,26 @@ pub(crate) struct Timers {
     heap: Vec<Entry>,
     slots: Vec<Slot>,
     free: Vec<u32>,
-    held: usize,
+    /// Every timer due at or before this has been fired; see the module docs.
+    fired_through_ns: u64,
     max_pending: usize,
 }
 
 impl Timers {
-    /// Adds a timer due at `deadline_ns`; returns its slot.
+    /// Adds a timer fired at `deadline_ns`; returns its slot. Refuses one due at or before
+    /// [`Timers::fired_through`], which is due already by the driver's clock, and hands its
+    /// waker back.
     ///
     /// # Panics
     ///
-    /// With more than about four billion timers held at once.
-    pub(crate) fn insert(&mut self, deadline_ns: u64, waker: Waker) -> u32 {
+    /// With more than about four billion timers pending at once.
+    pub(crate) fn insert(&mut self, deadline_ns: u64, waker: Waker) -> Result<u32, Waker> {
+        if deadline_ns <= self.fired_through_ns {
+            return Err(waker);
+        }
         let slot = Slot {
             waker: Some(waker),
             pos: FREE,
-            spun_ns: 0,
         };
         let id = match self.free.pop() {
             Some(id) => {
@@ -84,53 +86,43 @@ impl Timers {
             None => {
                 let id = u32::try_from(self.slots.len())
                     .ok()
-                    .filter(|&id| id < FREE)
-                    .expect("fewer than four billion timers held at once");
+                    .filter(|&id| id < super::sleep::FIRST_RESERVED_SLOT)
+                    .expect("fewer than four billion timers pending at once");
                 self.slots.push(slot);
                 id
             }
         };
-        self.held += 1;
-        self.push(id, deadline_ns);
-        id
-    }
-
-    fn push(&mut self, id: u32, deadline_ns: u64) {
         self.heap.push(Entry {
             deadline_ns,
             slot: id,
         });
         self.sift_up(self.heap.len() - 1);
         self.max_pending = self.max_pending.max(self.heap.len());
+        Ok(id)
     }
 
-    /// The state of a slot held by a `Sleep`.
-    pub(crate) fn state(&self, id: u32) -> SlotState {
-        let slot = &self.slots[id as usize];
-        debug_assert_ne!(slot.pos, FREE, "a freed slot used");
-        match slot.pos {
-            FIRED => SlotState::Fired {
-                spun: Duration::from_nanos(slot.spun_ns.into()),
-            },
-            _ => SlotState::Pending,
-        }
+    /// The mark every timer due at or before has been fired by; see the module docs.
+    pub(crate) fn fired_through(&self) -> u64 {
+        self.fired_through_ns
     }
 
-    /// Moves a pending timer to `deadline_ns`, in place; a fired one goes back in the heap.
-    pub(crate) fn reschedule(&mut self, id: u32, deadline_ns: u64) {
-        match self.slots[id as usize].pos {
-            FIRED => self.push(id, deadline_ns),
-            pos => {
-                let pos = pos as usize;
-                let earlier = deadline_ns < self.heap[pos].deadline_ns;
-                self.heap[pos].deadline_ns = deadline_ns;
-                if earlier {
-                    self.sift_up(pos);
-                } else {
-                    self.sift_down(pos);
-                }
-            }
+    /// Moves a pending timer to fire at `deadline_ns`, in place. When that is not after
+    /// [`Timers::fired_through`], the timer is due already: it is removed instead, and its
+    /// waker returned for the caller to wake once the lock is released.
+    pub(crate) fn reschedule(&mut self, id: u32, deadline_ns: u64) -> Option<Waker> {
+        if deadline_ns <= self.fired_through_ns {
+            return self.remove(id);
         }
+        let pos = self.slots[id as usize].pos as usize;
+        debug_assert_ne!(pos, FREE as usize, "a free slot rescheduled");
+        let earlier = deadline_ns < self.heap[pos].deadline_ns;
+        self.heap[pos].deadline_ns = deadline_ns;
+        if earlier {
+            self.sift_up(pos);
+        } else {
+            self.sift_down(pos);
+        }
+        None
     }
 
     /// Stores `waker` unless the one held would wake the same task; returns the waker not
@@ -143,18 +135,20 @@ impl Timers {
         }
     }
 
-    /// Frees a slot, taking its timer out of the heap if it is still there. Returns the slot's
-    /// state and its waker, for the caller to drop once the lock is released.
-    pub(crate) fn remove(&mut self, id: u32) -> (SlotState, Option<Waker>) {
-        let state = self.state(id);
+    /// Takes a pending timer out and frees its slot; returns its waker, for the caller to
+    /// drop (or wake) once the lock is released.
+    pub(crate) fn remove(&mut self, id: u32) -> Option<Waker> {
+        let pos = self.slots[id as usize].pos;
+        debug_assert_ne!(pos, FREE, "a free slot removed");
+        self.remove_at(pos as usize);
+        self.free_slot(id)
+    }
+
+    fn free_slot(&mut self, id: u32) -> Option<Waker> {
         let slot = &mut self.slots[id as usize];
+        slot.pos = FREE;
         let waker = slot.waker.take();
-        let pos = std::mem::replace(&mut slot.pos, FREE);
-        if pos != FIRED {
-            self.remove_at(pos as usize);
-        }
-        self.held -= 1;
-        if self.held == 0 {
+        if self.heap.is_empty() {
             // Nothing refers to any slot: give the storage of a burst back.
             self.slots.clear();
             self.free.clear();
@@ -163,23 +157,17 @@ impl Timers {
         } else {
             self.free.push(id);
         }
-        (state, waker)
+        waker
     }
 
-    /// The earliest deadline, if any timer is pending.
+    /// The earliest fire time, if any timer is pending.
     pub(crate) fn earliest(&self) -> Option<u64> {
         self.heap.first().map(|e| e.deadline_ns)
     }
 
-    /// Fires up to `limit` timers due at or before `now_ns`, earliest first, moving their
-    /// wakers to `wakers`.
-    pub(crate) fn expire(
-        &mut self,
-        now_ns: u64,
-        spun_ns: u32,
-        limit: usize,
-        wakers: &mut Vec<Waker>,
-    ) -> Expired {
+    /// Fires up to `limit` timers due at or before `now_ns`, earliest first: frees their
+    /// slots, moves their wakers to `wakers` and advances [`Timers::fired_through`].
+    pub(crate) fn expire(&mut self, now_ns: u64, limit: usize, wakers: &mut Vec<Waker>) -> Expired {
         let mut expired = Expired::default();
         while expired.fired < limit {
             match self.heap.first() {
@@ -187,15 +175,18 @@ impl Timers {
                 _ => break,
             }
             let entry = self.remove_at(0);
-            let slot = &mut self.slots[entry.slot as usize];
-            slot.pos = FIRED;
-            slot.spun_ns = spun_ns;
-            wakers.extend(slot.waker.take());
+            wakers.extend(self.free_slot(entry.slot));
             let late_ns = now_ns - entry.deadline_ns;
             expired.fired += 1;
             expired.late_total_ns = expired.late_total_ns.saturating_add(late_ns);
             expired.late_max_ns = expired.late_max_ns.max(late_ns);
         }
+        // Every timer left is due after the mark; ties with the earliest left stay below it.
+        let mark = match self.heap.first() {
+            Some(top) => now_ns.min(top.deadline_ns - 1),
+            None => now_ns,
+        };
+        self.fired_through_ns = self.fired_through_ns.max(mark);
         expired
     }
 
@@ -312,6 +303,7 @@ mod tests {
     fn check_positions(timers: &Timers) {
         for (pos, entry) in timers.heap.iter().enumerate() {
             assert_eq!(timers.slots[entry.slot as usize].pos as usize, pos);
+            assert!(entry.deadline_ns > timers.fired_through_ns);
             if pos > 0 {
                 assert!(timers.heap[(pos - 1) / ARITY].deadline_ns <= entry.deadline_ns);
             }
@@ -326,17 +318,17 @@ mod tests {
         for round in 0..20_000 {
             match xorshift(&mut x) % 4 {
                 0 | 1 => {
-                    let deadline = xorshift(&mut x) % 1_000_000;
-                    held.push((timers.insert(deadline, waker()), deadline));
+                    let deadline = 1 + xorshift(&mut x) % 1_000_000;
+                    held.push((timers.insert(deadline, waker()).unwrap(), deadline));
                 }
                 2 if !held.is_empty() => {
                     let (id, _) = held.swap_remove(x as usize % held.len());
-                    assert_eq!(timers.remove(id).0, SlotState::Pending);
+                    assert!(timers.remove(id).is_some());
                 }
                 _ if !held.is_empty() => {
                     let at = x as usize % held.len();
-                    let deadline = xorshift(&mut x) % 1_000_000;
-                    timers.reschedule(held[at].0, deadline);
+                    let deadline = 1 + xorshift(&mut x) % 1_000_000;
+                    assert!(timers.reschedule(held[at].0, deadline).is_none());
                     held[at].1 = deadline;
                 }
                 _ => {}
@@ -351,49 +343,48 @@ mod tests {
         let mut fired = Vec::new();
         let mut wakers = Vec::new();
         while let Some(next) = timers.earliest() {
-            assert_eq!(timers.expire(next, 0, 1, &mut wakers).fired, 1);
+            assert_eq!(timers.expire(next, 1, &mut wakers).fired, 1);
             fired.push(next);
+            check_positions(&timers);
+            assert!(timers.fired_through() < timers.earliest().unwrap_or(u64::MAX));
         }
         assert_eq!(fired, expected);
         assert_eq!(wakers.len(), expected.len());
-        for (id, _) in held {
-            assert!(matches!(timers.state(id), SlotState::Fired { .. }));
-            timers.remove(id);
-        }
-        assert_eq!(timers.held, 0);
+        assert_eq!((timers.pending(), timers.free.len()), (0, 0));
     }
 
     #[test]
-    fn fired_slots_stay_held_until_collected_and_can_go_back() {
+    fn the_fired_through_mark_tells_fired_timers_from_pending_ones() {
         let mut timers = Timers::default();
-        let a = timers.insert(10, waker());
-        let b = timers.insert(20, waker());
+        let a = timers.insert(10, waker()).unwrap();
+        let b = timers.insert(20, waker()).unwrap();
+        let tie = timers.insert(20, waker()).unwrap();
         let mut wakers = Vec::new();
-        let expired = timers.expire(15, 7, usize::MAX, &mut wakers);
-        assert_eq!(expired.fired, 1);
+        let expired = timers.expire(15, usize::MAX, &mut wakers);
+        assert_eq!((expired.fired, wakers.len()), (1, 1));
         assert_eq!((expired.late_total_ns, expired.late_max_ns), (5, 5));
-        assert_eq!(
-            timers.state(a),
-            SlotState::Fired {
-                spun: Duration::from_nanos(7)
-            }
-        );
-        assert_eq!(timers.pending(), 1);
-        let c = timers.insert(30, waker());
-        assert_ne!(c, a, "a fired slot is not reused while held");
-        timers.reschedule(a, 40);
-        assert_eq!(timers.state(a), SlotState::Pending);
-        assert_eq!(timers.earliest(), Some(20));
-        for id in [a, b, c] {
-            timers.remove(id);
-        }
-        assert_eq!((timers.pending(), timers.held), (0, 0));
+        assert_eq!(timers.fired_through(), 15);
+        // `a`'s slot is free and is handed out again.
+        assert!(timers.insert(15, waker()).is_err(), "due by the mark");
+        let c = timers.insert(30, waker()).unwrap();
+        assert_eq!(c, a, "a fired timer's slot is reused");
+        // One of two equal deadlines fired: the mark stays below the other.
+        assert_eq!(timers.expire(20, 1, &mut wakers).fired, 1);
+        assert_eq!(timers.fired_through(), 19);
+        assert_eq!(timers.expire(25, usize::MAX, &mut wakers).fired, 1);
+        assert_eq!(timers.fired_through(), 25);
+        // A reset to a time already fired through is a removal, its waker handed back.
+        assert!(timers.reschedule(c, 22).is_some());
+        assert_eq!(timers.pending(), 0);
+        let _ = (b, tie);
     }
 
     #[test]
     fn storage_is_given_back_when_empty() {
         let mut timers = Timers::default();
-        let ids: Vec<u32> = (0..100_000).map(|i| timers.insert(i, waker())).collect();
+        let ids: Vec<u32> = (1..=100_000)
+            .map(|i| timers.insert(i, waker()).unwrap())
+            .collect();
         let full = timers.allocated_bytes();
         assert!(full >= 100_000 * (16 + 24));
         for id in ids {

@@ -7,12 +7,17 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use super::driver::Shared;
-use super::heap::SlotState;
+use super::driver::{Locked, Shared};
+use super::tail::Planned;
+use crate::wait::spin_until;
 use crate::Wake;
 
 /// `Sleep::slot` when the sleep holds no slot in the driver.
 const NO_SLOT: u32 = u32::MAX;
+/// `Sleep::slot` of a sleep whose deadline never comes: it never registers.
+const NEVER: u32 = u32::MAX - 1;
+/// Slot ids from here up are the markers above, never a timer's.
+pub(crate) const FIRST_RESERVED_SLOT: u32 = NEVER;
 
 /// The deadline reported by a sleep that never completes: a century away, or as far as
 /// `Instant` reaches.
@@ -23,6 +28,10 @@ fn far_future(now: Instant) -> Instant {
         .unwrap_or(now)
 }
 
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
 /// A future that completes once `Instant::now()` has reached its deadline, with a [`Wake`]
 /// that reports how late that was.
 ///
@@ -30,6 +39,10 @@ fn far_future(now: Instant) -> Instant {
 /// methods. It registers with its driver on its first poll (a deadline already past
 /// completes at once, registering nothing), and every completion is checked against the
 /// clock when it is polled, so it is never early whatever the driver or the OS timer did.
+///
+/// On a driver with a [`SpinTail`](super::SpinTail), a sleep polled within its margin of
+/// the deadline spins there, in `poll`, until the deadline, and completes; its
+/// [`Wake::spun`] says for how long.
 ///
 /// Dropping a pending `Sleep` removes its timer from the driver: its memory is reused and
 /// its task is not woken. `Sleep` is [`Unpin`]: it can be awaited by `&mut` and reset in
@@ -51,10 +64,22 @@ fn far_future(now: Instant) -> Instant {
 pub struct Sleep {
     driver: Arc<Shared>,
     deadline: Instant,
+    /// The slot of the timer last registered, or [`NO_SLOT`], or [`NEVER`] for a deadline
+    /// past what `Instant` or the driver can count. The driver frees the slot when it fires
+    /// the timer; the sleep then still holds the id, knows it is stale by its fire time
+    /// (see `heap.rs`, "Who frees a slot") and never uses it.
     slot: u32,
-    /// The deadline is past what `Instant` or the driver can count: it never comes, and the
-    /// sleep never registers.
-    never: bool,
+    /// The margin and class the tail gave the timer last registered.
+    planned: Planned,
+}
+
+/// What [`Sleep::arm`] found.
+enum Armed {
+    /// Registered, or already registered: the waker is stored.
+    Waiting,
+    /// Within the spin margin of the deadline (or due by the driver's clock already): spin
+    /// to it now. Holds no slot any more.
+    InWindow,
 }
 
 impl Sleep {
@@ -70,8 +95,11 @@ impl Sleep {
         Sleep {
             driver: Arc::clone(driver),
             deadline,
-            slot: NO_SLOT,
-            never: driver.nanos_of(deadline).is_none(),
+            slot: match driver.nanos_of(deadline) {
+                Some(_) => NO_SLOT,
+                None => NEVER,
+            },
+            planned: Planned::default(),
         }
     }
 
@@ -80,8 +108,8 @@ impl Sleep {
         Sleep {
             driver: Arc::clone(driver),
             deadline: far_future(now),
-            slot: NO_SLOT,
-            never: true,
+            slot: NEVER,
+            planned: Planned::default(),
         }
     }
 
@@ -95,7 +123,7 @@ impl Sleep {
 
     /// Whether the clock has reached the deadline (the sleep would complete if polled now).
     pub fn is_elapsed(&self) -> bool {
-        !self.never && Instant::now() >= self.deadline
+        self.slot != NEVER && Instant::now() >= self.deadline
     }
 
     /// Moves the deadline, earlier or later, pending or not.
@@ -117,28 +145,47 @@ impl Sleep {
     /// assert_eq!(wake.deadline(), sooner);
     /// ```
     pub fn reset(&mut self, deadline: Instant) {
+        // The registration is judged by the fire time it was made with, so before the
+        // deadline changes.
+        let held = self.held();
         self.deadline = deadline;
         let deadline_ns = self.driver.nanos_of(deadline);
-        self.never = deadline_ns.is_none();
-        if self.slot == NO_SLOT {
+        self.slot = match deadline_ns {
+            Some(_) => NO_SLOT,
+            None => NEVER,
+        };
+        let Some((slot, fire_ns)) = held else {
+            return;
+        };
+        if fire_ns <= self.driver.fired_through() {
+            // Fired: its task was woken and will poll again.
             return;
         }
-        let mut timers = self.driver.lock();
-        match (deadline_ns, timers.state(self.slot)) {
-            (Some(ns), SlotState::Pending) => {
-                timers.reschedule(self.slot, ns);
-                let interrupt = self.driver.plan_earlier(&timers, ns);
-                drop(timers);
+        let mut locked = self.driver.lock();
+        if fire_ns <= locked.timers.fired_through() {
+            return;
+        }
+        let Some(deadline_ns) = deadline_ns else {
+            let waker = locked.timers.remove(slot);
+            drop(locked);
+            drop(waker);
+            return;
+        };
+        let (new_fire_ns, planned) = self.plan(&locked, deadline_ns, Instant::now());
+        self.planned = planned;
+        match locked.timers.reschedule(slot, new_fire_ns) {
+            // Due already by the driver's clock: the task is woken to see to it.
+            Some(waker) => {
+                drop(locked);
+                waker.wake();
+            }
+            None => {
+                self.slot = slot;
+                let interrupt = self.driver.plan_earlier(&locked, new_fire_ns);
+                drop(locked);
                 if interrupt {
                     self.driver.interrupt();
                 }
-            }
-            // Fired (its task was woken and will poll again) or never: let go of the slot.
-            _ => {
-                let (_, waker) = timers.remove(self.slot);
-                self.slot = NO_SLOT;
-                drop(timers);
-                drop(waker);
             }
         }
     }
@@ -147,47 +194,165 @@ impl Sleep {
     pub(crate) fn reset_never(&mut self) {
         self.release();
         self.deadline = far_future(Instant::now());
-        self.never = true;
+        self.slot = NEVER;
     }
 
-    /// Registers with the driver, or updates the registered waker.
-    fn arm(&mut self, waker: &Waker) {
+    /// The slot of the timer last registered and its fire time, fired or not.
+    fn held(&self) -> Option<(u32, u64)> {
+        if self.slot >= FIRST_RESERVED_SLOT {
+            return None;
+        }
+        let deadline_ns = self.driver.nanos_of(self.deadline)?;
+        Some((
+            self.slot,
+            deadline_ns.saturating_sub(nanos(self.planned.margin())),
+        ))
+    }
+
+    /// Asks the tail for this sleep's margin with `now` the time, and counts the plan;
+    /// returns the fire time in the driver's nanoseconds and what was planned.
+    fn plan(&self, locked: &Locked, deadline_ns: u64, now: Instant) -> (u64, Planned) {
+        if !locked.tail.is_on() {
+            return (deadline_ns, Planned::default());
+        }
+        let plan = locked
+            .tail
+            .plan(self.deadline.saturating_duration_since(now));
+        self.driver.core().count_plan(plan.learned);
+        let margin_ns = nanos(plan.planned.margin());
+        (deadline_ns.saturating_sub(margin_ns), plan.planned)
+    }
+
+    /// Registers with the driver, or updates the registered waker; or finds the sleep within
+    /// its spin margin, and lets go of its timer.
+    fn arm(&mut self, waker: &Waker, now: Instant) -> Armed {
+        let left = self.deadline.saturating_duration_since(now);
+        if let Some((slot, fire_ns)) = self.held() {
+            if fire_ns <= self.driver.fired_through() {
+                self.slot = NO_SLOT;
+                self.learn(None, self.planned.margin().saturating_sub(left));
+                return Armed::InWindow;
+            }
+            // Cloned and dropped outside the lock: a waker's clone and drop are foreign code.
+            let waker = waker.clone();
+            let mut locked = self.driver.lock();
+            if fire_ns <= locked.timers.fired_through() {
+                self.slot = NO_SLOT;
+                self.learn(
+                    Some(&mut locked),
+                    self.planned.margin().saturating_sub(left),
+                );
+                return Armed::InWindow;
+            }
+            let margin = self.planned.margin();
+            if !margin.is_zero() && left <= margin {
+                // Polled for another reason this close to the deadline: spin from here.
+                let held = locked.timers.remove(slot);
+                self.slot = NO_SLOT;
+                drop(locked);
+                drop(held);
+                return Armed::InWindow;
+            }
+            let replaced = locked.timers.replace_waker(slot, waker);
+            drop(locked);
+            drop(replaced);
+            return Armed::Waiting;
+        }
         let Some(deadline_ns) = self.driver.nanos_of(self.deadline) else {
+            return Armed::Waiting;
+        };
+        let waker = waker.clone();
+        let mut locked = self.driver.lock();
+        let (fire_ns, planned) = self.plan(&locked, deadline_ns, now);
+        self.planned = planned;
+        if !planned.margin().is_zero() && left <= planned.margin() {
+            drop(locked);
+            return Armed::InWindow;
+        }
+        match locked.timers.insert(fire_ns, waker) {
+            Ok(slot) => {
+                self.slot = slot;
+                let interrupt = self.driver.plan_earlier(&locked, fire_ns);
+                drop(locked);
+                if interrupt {
+                    self.driver.interrupt();
+                }
+                Armed::Waiting
+            }
+            // Due already by the driver's clock, which read it after `now`.
+            Err(waker) => {
+                drop(locked);
+                drop(waker);
+                Armed::InWindow
+            }
+        }
+    }
+
+    /// After a fired timer's task polled `delay` after its fire time: counts a margin that
+    /// fell short, and teaches a learned tail (under the lock, taken here unless given).
+    fn learn(&self, locked: Option<&mut Locked>, delay: Duration) {
+        let margin = self.planned.margin();
+        if !margin.is_zero() && delay > margin {
+            self.driver.core().count_overrun();
+        }
+        if !self.driver.learns() {
+            return;
+        }
+        match locked {
+            Some(locked) => locked.tail.record(self.planned.class(), delay),
+            None => self.driver.lock().tail.record(self.planned.class(), delay),
+        }
+    }
+
+    /// Gives the timer back once the deadline has passed (`now`); a timer the driver fired
+    /// tells the tail how long its task took to poll.
+    fn complete(&mut self, now: Instant) {
+        let Some((slot, fire_ns)) = self.held() else {
             return;
         };
-        // Cloned and dropped outside the lock: a waker's clone and drop are foreign code.
-        let waker = waker.clone();
-        let mut timers = self.driver.lock();
-        let replaced = if self.slot == NO_SLOT {
-            self.slot = timers.insert(deadline_ns, waker);
-            None
-        } else {
-            if let SlotState::Fired { .. } = timers.state(self.slot) {
-                // Fired by a clock that ran ahead of `Instant`: wait again.
-                timers.reschedule(self.slot, deadline_ns);
-            }
-            timers.replace_waker(self.slot, waker)
-        };
-        let interrupt = self.driver.plan_earlier(&timers, deadline_ns);
-        drop(timers);
-        drop(replaced);
-        if interrupt {
-            self.driver.interrupt();
+        self.slot = NO_SLOT;
+        let delay = now.saturating_duration_since(self.deadline) + self.planned.margin();
+        // The common case takes no lock: the driver fired the timer and freed its slot.
+        if fire_ns <= self.driver.fired_through() {
+            self.learn(None, delay);
+            return;
         }
+        let mut locked = self.driver.lock();
+        if fire_ns <= locked.timers.fired_through() {
+            self.learn(Some(&mut locked), delay);
+            return;
+        }
+        let waker = locked.timers.remove(slot);
+        drop(locked);
+        drop(waker);
     }
 
-    /// Gives the slot back; returns how long the driver spun before firing it.
-    fn release(&mut self) -> Duration {
-        if self.slot == NO_SLOT {
-            return Duration::ZERO;
-        }
-        let (state, waker) = self.driver.lock().remove(self.slot);
+    /// Takes the timer out unless it has fired, learning nothing.
+    fn release(&mut self) {
+        let Some((slot, fire_ns)) = self.held() else {
+            return;
+        };
         self.slot = NO_SLOT;
-        drop(waker);
-        match state {
-            SlotState::Fired { spun } => spun,
-            SlotState::Pending => Duration::ZERO,
+        if fire_ns <= self.driver.fired_through() {
+            return;
         }
+        let mut locked = self.driver.lock();
+        if fire_ns <= locked.timers.fired_through() {
+            return;
+        }
+        let waker = locked.timers.remove(slot);
+        drop(locked);
+        drop(waker);
+    }
+
+    /// Spins from `start` until the deadline.
+    fn spin(&self, start: Instant) -> Wake {
+        let woke = spin_until(self.deadline);
+        let spun = woke.saturating_duration_since(start);
+        if !self.planned.margin().is_zero() {
+            self.driver.core().count_spin(spun);
+        }
+        Wake::new(self.deadline, woke, spun)
     }
 }
 
@@ -196,16 +361,18 @@ impl Future for Sleep {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Wake> {
         let this = self.get_mut();
-        if this.never {
+        if this.slot == NEVER {
             return Poll::Pending;
         }
         let now = Instant::now();
         if now >= this.deadline {
-            let spun = this.release();
-            return Poll::Ready(Wake::new(this.deadline, now, spun));
+            this.complete(now);
+            return Poll::Ready(Wake::new(this.deadline, now, Duration::ZERO));
         }
-        this.arm(cx.waker());
-        Poll::Pending
+        match this.arm(cx.waker(), now) {
+            Armed::Waiting => Poll::Pending,
+            Armed::InWindow => Poll::Ready(this.spin(now)),
+        }
     }
 }
 
@@ -219,8 +386,13 @@ impl fmt::Debug for Sleep {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Sleep")
             .field("deadline", &self.deadline)
-            .field("registered", &(self.slot != NO_SLOT))
-            .field("never", &self.never)
+            .field(
+                "pending",
+                &self
+                    .held()
+                    .is_some_and(|(_, fire_ns)| fire_ns > self.driver.fired_through()),
+            )
+            .field("never", &(self.slot == NEVER))
             .finish()
     }
 }

@@ -1,20 +1,21 @@
-//! The driver thread: fire what is due, then sleep natively (and, with a spin tail, spin)
-//! until the next deadline, or until a timer earlier than that is registered.
+//! The driver thread: fire what is due, then sleep natively until the next fire time, or
+//! until a timer earlier than that is registered. The spin tail is not the thread's: a
+//! sleep spins in its own task (see `tail.rs`); the thread only fires it early.
 
-use std::hint;
 use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering, Ordering::Relaxed};
 use std::sync::{mpsc, Arc, Weak};
 use std::task::Waker;
 use std::time::{Duration, Instant};
 
-use super::driver::{DriverStats, Shared, SpinTail, NEVER_NS};
-use crate::margin::{MarginEstimator, Plan};
-use crate::sys::{self, DriverWait, Platform, Woken};
+use super::driver::{DriverStats, Shared, NEVER_NS};
+use crate::margin::Plan;
+use crate::sys::{self, DriverWait, Platform};
 
-/// How many timers one pass fires before letting registrations (and completing sleeps) take
-/// the lock again: at 100,000 timers, 64 made tasks wake sooner than 1024 did.
+/// How many timers one pass fires before waking their tasks, so that the first tasks of a
+/// burst start sooner and a registration waits less for the lock. (Completing sleeps take
+/// no lock: the driver frees the slots of the timers it fires.)
 const BATCH: usize = 64;
 /// How stale the published CPU time may get while the driver is busy: reading the thread's
 /// CPU clock is a system call, too dear for every one of thousands of short waits.
@@ -29,14 +30,18 @@ pub(crate) struct Core {
     /// under the timers' lock (or by the thread on waking), so a registration that sees a
     /// later plan interrupts the wait, and one that sees 0 can leave it to the thread.
     pub(crate) planned_ns: AtomicU64,
+    /// The timers' fired-through mark, published under the lock after each pass, so a
+    /// completing sleep can see its timer has fired without taking the lock.
+    pub(crate) fired_through_ns: AtomicU64,
     cpu_time_ns: AtomicU64,
     wakes: AtomicU64,
     spun: AtomicU64,
     capped: AtomicU64,
     native_only: AtomicU64,
-    native_late: AtomicU64,
+    margin_overrun: AtomicU64,
     spin_time_ns: AtomicU64,
     interrupts: AtomicU64,
+    waits: AtomicU64,
     waker_panics: AtomicU64,
     fire_late_total_ns: AtomicU64,
     fire_late_max_ns: AtomicU64,
@@ -51,14 +56,16 @@ impl Core {
         Core {
             waiter,
             planned_ns: AtomicU64::new(NEVER_NS),
+            fired_through_ns: AtomicU64::new(0),
             cpu_time_ns: AtomicU64::new(NEVER_NS),
             wakes: AtomicU64::new(0),
             spun: AtomicU64::new(0),
             capped: AtomicU64::new(0),
             native_only: AtomicU64::new(0),
-            native_late: AtomicU64::new(0),
+            margin_overrun: AtomicU64::new(0),
             spin_time_ns: AtomicU64::new(0),
             interrupts: AtomicU64::new(0),
+            waits: AtomicU64::new(0),
             waker_panics: AtomicU64::new(0),
             fire_late_total_ns: AtomicU64::new(0),
             fire_late_max_ns: AtomicU64::new(0),
@@ -87,14 +94,35 @@ impl Core {
             spun: self.spun.load(Relaxed),
             capped: self.capped.load(Relaxed),
             native_only: self.native_only.load(Relaxed),
-            native_late: self.native_late.load(Relaxed),
+            margin_overrun: self.margin_overrun.load(Relaxed),
             spin_time: Duration::from_nanos(self.spin_time_ns.load(Relaxed)),
             interrupts: self.interrupts.load(Relaxed),
+            waits: self.waits.load(Relaxed),
             waker_panics: self.waker_panics.load(Relaxed),
             fire_lateness_total: Duration::from_nanos(self.fire_late_total_ns.load(Relaxed)),
             fire_lateness_max: Duration::from_nanos(self.fire_late_max_ns.load(Relaxed)),
             max_pending: 0,
         }
+    }
+
+    /// Counts a learned plan that was capped or left without a margin.
+    pub(crate) fn count_plan(&self, plan: Option<Plan>) {
+        match plan {
+            Some(Plan::Capped { .. }) => _ = self.capped.fetch_add(1, Relaxed),
+            Some(Plan::Native { .. }) => _ = self.native_only.fetch_add(1, Relaxed),
+            Some(Plan::Hybrid { .. }) | None => {}
+        }
+    }
+
+    /// Counts a sleep that spun for `spun` before completing.
+    pub(crate) fn count_spin(&self, spun: Duration) {
+        self.spun.fetch_add(1, Relaxed);
+        self.spin_time_ns.fetch_add(nanos(spun), Relaxed);
+    }
+
+    /// Counts a sleep fired early by a margin, yet polled only after its deadline.
+    pub(crate) fn count_overrun(&self) {
+        self.margin_overrun.fetch_add(1, Relaxed);
     }
 
     fn publish_cpu_time(&self) {
@@ -128,20 +156,18 @@ pub(crate) fn spawn(
                 return;
             };
             driver.set_timer_info(core.waiter.timer_info());
-            let tail = Tail::new(driver.config().tail());
             let epoch = driver.epoch();
             drop(driver);
             core.publish_cpu_time();
             let _ = started.send(());
             drop(started);
-            run(&shared, &core, tail, epoch);
+            run(&shared, &core, epoch);
         })
         .map(drop)
 }
 
-fn run(shared: &Weak<Shared>, core: &Core, mut tail: Tail, epoch: Instant) {
+fn run(shared: &Weak<Shared>, core: &Core, epoch: Instant) {
     let mut wakers = Vec::new();
-    let mut spun = Duration::ZERO;
     let mut cpu_time_read = Instant::now();
     loop {
         // Held only while looking at the heap, so the driver's last handle can end it.
@@ -149,11 +175,12 @@ fn run(shared: &Weak<Shared>, core: &Core, mut tail: Tail, epoch: Instant) {
             return;
         };
         let (expired, next_ns) = {
-            let mut timers = driver.lock();
+            let mut locked = driver.lock();
             let now_ns = nanos(Instant::now().saturating_duration_since(epoch));
-            let spun_ns = u32::try_from(spun.as_nanos()).unwrap_or(u32::MAX);
-            let expired = timers.expire(now_ns, spun_ns, BATCH, &mut wakers);
-            let next = timers.earliest();
+            let expired = locked.timers.expire(now_ns, BATCH, &mut wakers);
+            core.fired_through_ns
+                .store(locked.timers.fired_through(), Ordering::Release);
+            let next = locked.timers.earliest();
             let plan = if expired.fired > 0 {
                 0
             } else {
@@ -163,7 +190,6 @@ fn run(shared: &Weak<Shared>, core: &Core, mut tail: Tail, epoch: Instant) {
             (expired, next)
         };
         drop(driver);
-        spun = Duration::ZERO;
         if expired.fired > 0 {
             core.fire_late_total_ns
                 .fetch_add(expired.late_total_ns, Relaxed);
@@ -177,94 +203,14 @@ fn run(shared: &Weak<Shared>, core: &Core, mut tail: Tail, epoch: Instant) {
             core.publish_cpu_time();
             cpu_time_read = now;
         }
-        match next_ns {
-            None => {
-                core.waiter.wait(None);
-            }
-            Some(ns) => match epoch.checked_add(Duration::from_nanos(ns)) {
-                Some(deadline) => spun = tail.wait(core, deadline, ns),
-                None => {
-                    core.waiter.wait(None);
-                }
-            },
+        // A wait ends at the fire time, early on a notification (an earlier timer, or the
+        // driver's end), or a little early when the OS clock and `Instant` disagree: in each
+        // case the loop looks at the heap again.
+        let fire_at = next_ns.and_then(|ns| epoch.checked_add(Duration::from_nanos(ns)));
+        if fire_at.map_or(true, |at| Instant::now() < at) {
+            core.waits.fetch_add(1, Relaxed);
+            core.waiter.wait(fire_at);
         }
         core.planned_ns.store(0, Relaxed);
-    }
-}
-
-/// The spin tail as the thread runs it.
-enum Tail {
-    None,
-    Fixed(Duration),
-    Learned(Box<MarginEstimator>),
-}
-
-impl Tail {
-    fn new(config: SpinTail) -> Tail {
-        match config {
-            SpinTail::None => Tail::None,
-            SpinTail::Fixed(margin) => Tail::Fixed(margin),
-            // Validated when the driver was made.
-            SpinTail::Learned(config) => {
-                MarginEstimator::new(config).map_or(Tail::None, |e| Tail::Learned(Box::new(e)))
-            }
-        }
-    }
-
-    /// Waits for `deadline` (`deadline_ns` in the driver's nanoseconds); returns how long it
-    /// spun. Returns early, without reaching the deadline, when an earlier timer arrives.
-    fn wait(&mut self, core: &Core, deadline: Instant, deadline_ns: u64) -> Duration {
-        let start = Instant::now();
-        if start >= deadline {
-            return Duration::ZERO;
-        }
-        let margin = match self {
-            Tail::None => Duration::ZERO,
-            Tail::Fixed(margin) => *margin,
-            Tail::Learned(estimator) => {
-                let plan = estimator.plan(deadline - start);
-                match plan {
-                    Plan::Hybrid { .. } => {}
-                    Plan::Capped { .. } => _ = core.capped.fetch_add(1, Relaxed),
-                    Plan::Native { .. } => _ = core.native_only.fetch_add(1, Relaxed),
-                }
-                plan.margin()
-            }
-        };
-        let target = deadline.checked_sub(margin).unwrap_or(start).max(start);
-        let native_woke = loop {
-            let now = Instant::now();
-            if now >= target {
-                break now;
-            }
-            if core.waiter.wait(Some(target)) == Woken::Other {
-                // Interrupted: an earlier timer, or the driver's end. Look again.
-                return Duration::ZERO;
-            }
-            let woke = Instant::now();
-            if woke >= target {
-                if let Tail::Learned(estimator) = self {
-                    estimator.record(target - start, woke - target);
-                }
-                break woke;
-            }
-        };
-        if native_woke >= deadline {
-            if margin > Duration::ZERO {
-                core.native_late.fetch_add(1, Relaxed);
-            }
-            return Duration::ZERO;
-        }
-        let woke = loop {
-            let now = Instant::now();
-            if now >= deadline || core.planned_ns.load(Relaxed) < deadline_ns {
-                break now;
-            }
-            hint::spin_loop();
-        };
-        let spun = woke - native_woke;
-        core.spun.fetch_add(1, Relaxed);
-        core.spin_time_ns.fetch_add(nanos(spun), Relaxed);
-        spun
     }
 }

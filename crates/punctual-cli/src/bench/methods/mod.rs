@@ -2,6 +2,8 @@
 //! `method::METHODS`.
 
 pub mod async_io;
+pub mod async_native;
+pub mod async_spin;
 pub mod hybrid;
 pub mod mock;
 pub mod native;
@@ -10,11 +12,13 @@ pub mod spin_sleep;
 pub mod std_sleep;
 pub mod tokio;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use punctual::future::{Driver, DriverConfig, SpinTail};
 use punctual::Sleeper;
 
 use super::method::WaitMethod;
+use crate::units::format_duration;
 
 /// punctual's own strategies all wait the same way; only the sleeper differs.
 pub struct Punctual(pub Sleeper);
@@ -29,7 +33,7 @@ impl WaitMethod for Punctual {
         (self.0.strategy() == punctual::Strategy::Hybrid && stats.sleeps > 0).then(|| {
             format!(
                 "hybrid: last margin {}; so far, of {} waits {} spun, {} had the margin capped by the CPU budget, {} were native only, {} native parts overran",
-                crate::units::format_duration(self.0.margin()),
+                format_duration(self.0.margin()),
                 stats.sleeps,
                 stats.spun,
                 stats.capped,
@@ -37,5 +41,63 @@ impl WaitMethod for Punctual {
                 stats.native_late
             )
         })
+    }
+}
+
+/// punctual's async timers as a program would await them: a future on a tokio
+/// current-thread runtime (the executor of the `tokio` peer), driven by the measuring
+/// thread. The driver is the method's own, so its thread's CPU time is the method's.
+pub struct AsyncPunctual {
+    name: &'static str,
+    runtime: ::tokio::runtime::Runtime,
+    driver: Driver,
+    last_wait: Duration,
+}
+
+impl AsyncPunctual {
+    pub fn new(name: &'static str, tail: SpinTail) -> anyhow::Result<AsyncPunctual> {
+        Ok(AsyncPunctual {
+            name,
+            runtime: ::tokio::runtime::Builder::new_current_thread().build()?,
+            driver: Driver::new(DriverConfig::new().spin_tail(tail))?,
+            last_wait: Duration::ZERO,
+        })
+    }
+}
+
+impl WaitMethod for AsyncPunctual {
+    fn wait_until(&mut self, deadline: Instant) -> Instant {
+        self.last_wait = deadline.saturating_duration_since(Instant::now());
+        self.runtime.block_on(self.driver.sleep_until(deadline));
+        // The same ruler as the tokio peer's: the clock read once the runtime returns.
+        Instant::now()
+    }
+
+    fn helper_cpu(&self) -> Duration {
+        self.driver.cpu_time().unwrap_or_default()
+    }
+
+    fn note(&self) -> Option<String> {
+        let stats = self.driver.stats();
+        if stats.wakes == 0 {
+            return None;
+        }
+        let fired = format!(
+            "{}: the driver fired {} timers {} late on average (the rest is the executor's wake)",
+            self.name,
+            stats.wakes,
+            format_duration(stats.fire_lateness_total / stats.wakes.max(1) as u32),
+        );
+        if self.driver.config().tail() == SpinTail::None {
+            return Some(fired);
+        }
+        Some(format!(
+            "{fired}; margin now {}; so far {} sleeps spun, {} had the margin capped by the CPU budget, {} had none, {} margins fell short",
+            format_duration(self.driver.plan(self.last_wait).margin()),
+            stats.spun,
+            stats.capped,
+            stats.native_only,
+            stats.margin_overrun
+        ))
     }
 }

@@ -1,0 +1,20 @@
+use punctual::future::SpinTail;
+use punctual::HybridConfig;
+
+use super::AsyncPunctual;
+use crate::bench::method::MethodSpec;
+
+/// The spin tail the `async-spin` method (and its scale twin) runs with: the learned
+/// margin, with up to half of each sleep spun. The end-to-end delay it covers (the driver's
+/// oversleep plus the executor's wake, about 30 us on a virtual machine) is more than the
+/// quarter of a 100 us sleep that the thread sleeper's default budget allows.
+pub fn tail() -> SpinTail {
+    SpinTail::Learned(HybridConfig::new().budget(0.5))
+}
+
+pub const SPEC: MethodSpec = MethodSpec {
+    name: "async-spin",
+    about: "as async, with the learned spin tail (budget: half of each sleep): the timer fires early, the task spins to the deadline",
+    ours: true,
+    create: || Ok(Box::new(AsyncPunctual::new("async-spin", tail())?)),
+};

@@ -1,0 +1,98 @@
+//! The scale mode's stand-in for `--mock-timer`: no process, no timer, a deterministic
+//! model per method whose lateness grows with N as a backlog would, so the CLI tests see
+//! the same table every run.
+
+use super::timers::ScaleSpec;
+use super::worker::WorkerArgs;
+use super::{ScaleResult, MIN_TIMERS_FOR_RSS};
+use crate::bench::stats::{Recorder, Sample};
+use crate::rng::Rng;
+
+/// `base + U[0, jitter)`, plus up to `queue_ps` picoseconds per pending timer, plus `tail`
+/// on every 97th timer.
+struct Profile {
+    base_ns: u64,
+    jitter_ns: u64,
+    queue_ps: u64,
+    tail_ns: u64,
+    cpu_ns: u64,
+    driver_cpu_ns: Option<u64>,
+    rss_bytes: i64,
+    timer_bytes: u64,
+}
+
+fn profile(name: &str) -> Profile {
+    match name {
+        "async" => Profile {
+            base_ns: 22_000,
+            jitter_ns: 8_000,
+            queue_ps: 900,
+            tail_ns: 60_000,
+            cpu_ns: 900,
+            driver_cpu_ns: Some(300),
+            rss_bytes: 610,
+            timer_bytes: 76,
+        },
+        "async-spin" => Profile {
+            base_ns: 150,
+            jitter_ns: 100,
+            queue_ps: 1_500,
+            tail_ns: 30_000,
+            cpu_ns: 5_000,
+            driver_cpu_ns: Some(320),
+            rss_bytes: 610,
+            timer_bytes: 76,
+        },
+        _ => Profile {
+            base_ns: 1_000_000,
+            jitter_ns: 60_000,
+            queue_ps: 500,
+            tail_ns: 900_000,
+            cpu_ns: 700,
+            driver_cpu_ns: None,
+            rss_bytes: 580,
+            timer_bytes: 112,
+        },
+    }
+}
+
+pub fn measure(spec: &ScaleSpec, args: &WorkerArgs) -> ScaleResult {
+    let p = profile(spec.name);
+    let mut rng = Rng::new(args.seed ^ spec.name.len() as u64);
+    let rounds = args.samples.div_ceil(args.timers).max(1);
+    let mut recorder = Recorder::default();
+    let queue_ns = args.timers * p.queue_ps / 1000;
+    for k in 1..=rounds * args.timers {
+        let mut late = p.base_ns + rng.below(p.jitter_ns) + rng.below(queue_ns);
+        if k % 97 == 0 {
+            late += p.tail_ns;
+        }
+        recorder.record(Sample {
+            lateness_ns: late as i64,
+            cpu_ns: 0,
+        });
+    }
+    let s = recorder.summary();
+    ScaleResult {
+        method: spec.name.to_string(),
+        ours: spec.ours,
+        timers: args.timers,
+        rounds,
+        samples: s.samples,
+        min_ns: s.min_ns,
+        mean_ns: s.mean_ns,
+        p50_ns: s.p50_ns,
+        p90_ns: s.p90_ns,
+        p99_ns: s.p99_ns,
+        p999_ns: s.p999_ns,
+        max_ns: s.max_ns,
+        early: s.early,
+        cpu_ns_per_timer: Some(p.cpu_ns),
+        driver_cpu_ns_per_timer: p.driver_cpu_ns,
+        driver_fire_lateness_mean_ns: p.driver_cpu_ns.map(|_| p.base_ns * 3 / 4),
+        rss_bytes_per_timer: (args.timers as usize >= MIN_TIMERS_FOR_RSS).then_some(p.rss_bytes),
+        timer_bytes: p.timer_bytes,
+        setup_overran: 0,
+        executor_floor_ns_per_task: (args.timers as usize >= MIN_TIMERS_FOR_RSS).then_some(650),
+    }
+}

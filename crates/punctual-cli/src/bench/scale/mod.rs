@@ -1,0 +1,272 @@
+//! `punctual bench --scale N,...`: N timers pending at once, with random deadlines spread
+//! over 1 to 100 ms, each awaited by a task of its own on a tokio current-thread runtime;
+//! punctual's driver beside `tokio::time`, at the same N, with the same deadlines.
+//!
+//! Each method at each N runs in a fresh process of this binary (`--scale-worker`), so
+//! its resident memory grows from a clean start and its CPU time is its own; the methods
+//! take turns at each N. The worker prints its [`ScaleResult`] as JSON.
+
+mod floor;
+mod mock;
+pub mod timers;
+pub mod worker;
+
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+use anyhow::{anyhow, Context};
+use serde::{Deserialize, Serialize};
+
+use super::load::{Load, LoadKind};
+use super::{Report, RunInfo, RunMode};
+use crate::environment::Environment;
+use crate::output::progress::Progress;
+use crate::units::format_nanos;
+use timers::ScaleSpec;
+
+/// The earliest deadline, after a round's set-up.
+pub const FIRST_DEADLINE: Duration = Duration::from_millis(1);
+/// Deadlines fall uniformly in `[FIRST_DEADLINE, FIRST_DEADLINE + SPREAD)`.
+pub const SPREAD: Duration = Duration::from_millis(99);
+/// Below this many timers, resident memory (counted in pages) says nothing per timer, nor
+/// does the executor's floor.
+pub const MIN_TIMERS_FOR_RSS: usize = 1000;
+
+/// A checked `punctual bench --scale` invocation.
+#[derive(Debug, Clone)]
+pub struct ScaleOptions {
+    pub methods: Vec<&'static ScaleSpec>,
+    /// The N to run, in order.
+    pub timers: Vec<u64>,
+    /// At least this many timers per method and N: rounds repeat until they have fired.
+    pub samples: u64,
+    pub load: LoadKind,
+    pub load_threads: usize,
+    pub mock: bool,
+}
+
+/// One method with N timers pending at once.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScaleResult {
+    /// The method's name, as `--methods` takes it.
+    pub method: String,
+    /// Whether it is one of punctual's own.
+    pub ours: bool,
+    /// Timers pending at once (N).
+    pub timers: u64,
+    /// Rounds of N timers measured.
+    pub rounds: u64,
+    /// Timers measured over all rounds.
+    pub samples: u64,
+    /// Least lateness (the task's clock reading after its await, minus the deadline);
+    /// negative when a timer completed early.
+    pub min_ns: i64,
+    /// Mean lateness, early completions counted as negative.
+    pub mean_ns: i64,
+    /// Median lateness (early completions count as 0 in the percentiles).
+    pub p50_ns: u64,
+    /// 90th percentile of lateness.
+    pub p90_ns: u64,
+    /// 99th percentile of lateness.
+    pub p99_ns: u64,
+    /// 99.9th percentile of lateness.
+    pub p999_ns: u64,
+    /// Greatest lateness.
+    pub max_ns: u64,
+    /// Timers that completed before their deadline.
+    pub early: u64,
+    /// CPU time of the whole process (executor, driver and all) from the moment every
+    /// timer was pending until the last completed, per timer.
+    pub cpu_ns_per_timer: Option<u64>,
+    /// CPU time of the method's timer thread over the run, per timer (punctual's driver;
+    /// tokio's timers run on the executor's thread and have none).
+    pub driver_cpu_ns_per_timer: Option<u64>,
+    /// How late the driver thread fired the timers, on average, before any executor's delay.
+    pub driver_fire_lateness_mean_ns: Option<u64>,
+    /// Resident memory grown while setting up the first round, per pending timer: the task,
+    /// its timer and their share of the executor's and the timer's structures. From 1,000
+    /// timers up, where the OS reports it (Linux, Windows).
+    pub rss_bytes_per_timer: Option<i64>,
+    /// Bytes per pending timer by the library's own count: punctual's `Sleep` plus its share
+    /// of the driver's storage (`Driver::allocated_bytes`); tokio's `Sleep`, which holds its
+    /// wheel entry.
+    pub timer_bytes: u64,
+    /// Rounds whose set-up was still running at their first deadline.
+    pub setup_overran: u64,
+    /// The executor's floor, from 1,000 timers up: time per task to complete the same
+    /// tasks, in the order of the same deadlines, woken all at once from another thread,
+    /// with no timer at all.
+    pub executor_floor_ns_per_task: Option<u64>,
+}
+
+/// Runs the scale mode: every method at every N, each in a worker process.
+pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
+    let environment = if options.mock {
+        Environment::mock()
+    } else {
+        Environment::collect()
+    };
+    let load = Load::start(options.load, options.load_threads);
+    let mut notes = load.notes.clone();
+    let mut progress = Progress::steps(options.timers.len() * options.methods.len(), options.mock);
+    let mut seed = if options.mock {
+        0x5eed
+    } else {
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    };
+    let mut scale = Vec::new();
+    let mut step = 0;
+    for &timers in &options.timers {
+        // The same deadlines for every method at this N.
+        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        for spec in &options.methods {
+            progress.label(format!("{timers} timers · {}", spec.name));
+            let args = worker::WorkerArgs {
+                method: spec.name,
+                timers,
+                samples: options.samples,
+                seed,
+            };
+            let result = if options.mock {
+                mock::measure(spec, &args)
+            } else {
+                in_worker_process(&args)?
+            };
+            if result.setup_overran > 0 {
+                notes.push(format!(
+                    "{} at {timers} timers: setting up {} of {} rounds ran past the first deadline, which then woke late",
+                    spec.name, result.setup_overran, result.rounds
+                ));
+            }
+            scale.push(result);
+            progress.advance(step, 1.0);
+            step += 1;
+        }
+    }
+    progress.finish();
+    drop(load);
+    notes.extend(comparisons(&scale));
+    Ok(Report {
+        environment,
+        run: RunInfo {
+            mode: RunMode::Scale,
+            phase: super::Phase::Aligned,
+            load: options.load,
+            load_threads: if options.load == LoadKind::None {
+                0
+            } else {
+                options.load_threads
+            },
+            samples_per_method: Some(options.samples),
+            duration_per_method_ns: None,
+            warmup: 0,
+            timers: Some(options.timers.clone()),
+        },
+        results: Vec::new(),
+        scale,
+        recommendation: None,
+        notes,
+        histograms: Vec::new(),
+    })
+}
+
+/// Runs one method at one N in a fresh process of this binary.
+fn in_worker_process(args: &worker::WorkerArgs) -> anyhow::Result<ScaleResult> {
+    let exe = std::env::current_exe().context("finding this program to run a scale worker")?;
+    let output = Command::new(&exe)
+        .args(["bench", "--scale-worker", args.method])
+        .args(["--scale", &args.timers.to_string()])
+        .args(["--samples", &args.samples.to_string()])
+        .args(["--scale-seed", &args.seed.to_string()])
+        .output()
+        .with_context(|| format!("starting a scale worker ({})", exe.display()))?;
+    if !output.status.success() {
+        return Err(anyhow!(
+            "the scale worker for {} at {} timers failed ({}): {}",
+            args.method,
+            args.timers,
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    serde_json::from_slice(&output.stdout).with_context(|| {
+        format!(
+            "reading the scale worker's result for {} at {} timers",
+            args.method, args.timers
+        )
+    })
+}
+
+/// Lines that compare what the table shows: the executor's floor at each N; each of ours
+/// against itself at the smallest N measured, and against tokio at the same N.
+fn comparisons(scale: &[ScaleResult]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut counts: Vec<u64> = scale.iter().map(|r| r.timers).collect();
+    counts.dedup();
+    for timers in counts {
+        let floor = scale
+            .iter()
+            .filter(|r| r.timers == timers)
+            .filter_map(|r| r.executor_floor_ns_per_task)
+            .min();
+        if let Some(floor_ns) = floor {
+            let asked_per_ms = timers as f64 / SPREAD.as_secs_f64() / 1e3;
+            lines.push(format!(
+                "executor floor at {timers} timers: {} per task woken from another thread with no timer at all, so at most {:.0} tasks/ms; the deadlines ask for {asked_per_ms:.0}/ms on average",
+                format_nanos(floor_ns as f64),
+                1e6 / floor_ns.max(1) as f64,
+            ));
+        }
+    }
+    let mut ours: Vec<&str> = Vec::new();
+    for r in scale.iter().filter(|r| r.ours) {
+        if !ours.contains(&r.method.as_str()) {
+            ours.push(&r.method);
+        }
+    }
+    for method in ours {
+        let rows: Vec<&ScaleResult> = scale.iter().filter(|r| r.method == method).collect();
+        let Some(first) = rows.first() else { continue };
+        let against_self: Vec<String> = rows[1..]
+            .iter()
+            .map(|r| {
+                let ratio = r.p99_ns as f64 / first.p99_ns.max(1) as f64;
+                format!("{ratio:.1}x at {}", r.timers)
+            })
+            .collect();
+        if !against_self.is_empty() {
+            lines.push(format!(
+                "{method}: p99 against its own at {} timer(s): {}",
+                first.timers,
+                against_self.join(", ")
+            ));
+        }
+        let against_tokio: Vec<String> = rows
+            .iter()
+            .filter_map(|r| {
+                let tokio = scale
+                    .iter()
+                    .find(|t| t.method == "tokio" && t.timers == r.timers)?;
+                Some(format!("{} at {}", share(r.p50_ns, tokio.p50_ns), r.timers))
+            })
+            .collect();
+        if !against_tokio.is_empty() {
+            lines.push(format!(
+                "{method}: median against tokio's: {}",
+                against_tokio.join(", ")
+            ));
+        }
+    }
+    lines
+}
+
+/// `ours` as a share of `theirs`: `1/40` when smaller, `1.5x` when larger.
+fn share(ours: u64, theirs: u64) -> String {
+    if ours <= theirs {
+        format!("1/{:.0}", theirs as f64 / ours.max(1) as f64)
+    } else {
+        format!("{:.1}x", ours as f64 / theirs.max(1) as f64)
+    }
+}

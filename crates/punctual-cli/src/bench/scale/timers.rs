@@ -1,0 +1,129 @@
+//! The timers the scale mode runs N of at once, one task each. A timer here is what a task
+//! awaits; to add one, implement [`ScaleTimer`] and list it in [`SCALE_METHODS`].
+
+use std::future::Future;
+use std::mem::size_of;
+use std::time::{Duration, Instant};
+
+use punctual::future::{Driver, DriverConfig, SpinTail};
+
+use super::worker::{self, WorkerArgs};
+use super::ScaleResult;
+use crate::bench::methods::async_spin;
+
+/// A timer as a task awaits it, and what the scale mode reads about it.
+pub trait ScaleTimer: Clone + Send + Sync + 'static {
+    type Sleep: Future + Send + 'static;
+
+    /// A sleep until `deadline`; created inside a task, so inside the runtime.
+    fn sleep_until(&self, deadline: Instant) -> Self::Sleep;
+
+    /// CPU time of the timer's own thread, where it has one.
+    fn driver_cpu(&self) -> Option<Duration> {
+        None
+    }
+
+    /// Bytes per pending timer by the library's own accounting, read while all are pending.
+    fn timer_bytes(&self) -> u64;
+
+    /// Timers fired and their total fire lateness, where a driver thread fires them.
+    fn fired(&self) -> Option<(u64, Duration)> {
+        None
+    }
+}
+
+/// punctual's futures on a private driver, so its thread's CPU is the method's alone.
+#[derive(Clone)]
+pub struct PunctualTimer(Driver);
+
+impl PunctualTimer {
+    pub fn new(tail: SpinTail) -> anyhow::Result<PunctualTimer> {
+        Ok(PunctualTimer(Driver::new(
+            DriverConfig::new().spin_tail(tail),
+        )?))
+    }
+}
+
+impl ScaleTimer for PunctualTimer {
+    type Sleep = punctual::future::Sleep;
+
+    fn sleep_until(&self, deadline: Instant) -> Self::Sleep {
+        self.0.sleep_until(deadline)
+    }
+
+    fn driver_cpu(&self) -> Option<Duration> {
+        self.0.cpu_time()
+    }
+
+    /// The `Sleep`, wherever its task keeps it, and its share of the driver's storage.
+    fn timer_bytes(&self) -> u64 {
+        let pending = self.0.pending().max(1);
+        (size_of::<punctual::future::Sleep>() + self.0.allocated_bytes() / pending) as u64
+    }
+
+    fn fired(&self) -> Option<(u64, Duration)> {
+        let stats = self.0.stats();
+        Some((stats.wakes, stats.fire_lateness_total))
+    }
+}
+
+/// `tokio::time`: its wheel entry lives inside the `Sleep`, and its wheel runs on the
+/// executor's thread.
+#[derive(Clone, Copy)]
+pub struct TokioTimer;
+
+impl ScaleTimer for TokioTimer {
+    type Sleep = tokio::time::Sleep;
+
+    fn sleep_until(&self, deadline: Instant) -> Self::Sleep {
+        tokio::time::sleep_until(deadline.into())
+    }
+
+    fn timer_bytes(&self) -> u64 {
+        size_of::<tokio::time::Sleep>() as u64
+    }
+}
+
+/// A method the scale mode knows by name.
+#[derive(Debug)]
+pub struct ScaleSpec {
+    /// The name `--methods` takes (the same as the wait table's method of that timer).
+    pub name: &'static str,
+    /// Whether this is one of punctual's own.
+    pub ours: bool,
+    /// Measures N of this timer; runs in a process of its own.
+    pub measure: fn(&WorkerArgs) -> anyhow::Result<ScaleResult>,
+}
+
+/// Every method the scale mode can run, in table order.
+pub const SCALE_METHODS: &[ScaleSpec] = &[
+    ScaleSpec {
+        name: "async",
+        ours: true,
+        measure: |args| worker::measure(PunctualTimer::new(SpinTail::None)?, args),
+    },
+    ScaleSpec {
+        name: "async-spin",
+        ours: true,
+        measure: |args| worker::measure(PunctualTimer::new(async_spin::tail())?, args),
+    },
+    ScaleSpec {
+        name: "tokio",
+        ours: false,
+        measure: |args| worker::measure(TokioTimer, args),
+    },
+];
+
+/// Looks a scale method up by name.
+pub fn find(name: &str) -> Option<&'static ScaleSpec> {
+    SCALE_METHODS.iter().find(|m| m.name == name)
+}
+
+/// `async, async-spin, tokio` for error messages.
+pub fn names() -> String {
+    SCALE_METHODS
+        .iter()
+        .map(|m| m.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}

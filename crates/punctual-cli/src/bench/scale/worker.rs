@@ -1,0 +1,192 @@
+//! One method at one N, in a process of its own (so that its memory and CPU are its own):
+//! rounds of N tasks, each awaiting one timer with a random deadline, on a tokio
+//! current-thread runtime, until enough timers have fired.
+//!
+//! The measuring costs the tasks little on purpose: a task's lateness goes to a slot of its
+//! own, preallocated, with one relaxed store; no lock, no allocation, no shared vector.
+
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering::*};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
+
+use super::timers::{ScaleTimer, SCALE_METHODS};
+use super::{ScaleResult, FIRST_DEADLINE, SPREAD};
+use crate::bench::stats::{Recorder, Sample};
+use crate::rng::Rng;
+use crate::sys::{self, Platform};
+
+/// What the parent asks a worker process to measure.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkerArgs {
+    pub method: &'static str,
+    pub timers: u64,
+    pub samples: u64,
+    pub seed: u64,
+}
+
+/// Time to set up one round before its first deadline: spawning and first-polling a task
+/// takes about a microsecond here; three leave room for a slower machine.
+fn lead(timers: usize) -> Duration {
+    Duration::from_millis(2) + Duration::from_micros(3) * timers.min(u32::MAX as usize) as u32
+}
+
+/// Measures `args.method`; the entry point of a worker process.
+pub fn run(args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
+    let spec = SCALE_METHODS
+        .iter()
+        .find(|m| m.name == args.method)
+        .ok_or_else(|| anyhow::anyhow!("no scale method `{}`", args.method))?;
+    (spec.measure)(args)
+}
+
+/// What the tasks of one round share.
+struct Tally {
+    late_ns: Box<[AtomicI64]>,
+    registered: AtomicUsize,
+    left: AtomicUsize,
+    all_done: Notify,
+}
+
+/// One round's findings besides the lateness.
+struct Round {
+    late_ns: Vec<i64>,
+    cpu: Option<Duration>,
+    rss_growth: Option<i64>,
+    timer_bytes: u64,
+    overran: bool,
+}
+
+pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()?;
+    let n = usize::try_from(args.timers)?;
+    let mut rng = Rng::new(args.seed);
+    let mut recorder = Recorder::default();
+    let mut rounds = 0u64;
+    let mut overran = 0u64;
+    let mut cpu = Some(Duration::ZERO);
+    let (mut rss_growth, mut timer_bytes) = (None, 0);
+    let driver_before = timer.driver_cpu();
+    while rounds == 0 || recorder.count() < args.samples {
+        let round = runtime.block_on(round(&timer, n, &mut rng));
+        for &lateness_ns in &round.late_ns {
+            recorder.record(Sample {
+                lateness_ns,
+                cpu_ns: 0,
+            });
+        }
+        cpu = cpu.zip(round.cpu).map(|(a, b)| a + b);
+        if rounds == 0 {
+            // Later rounds reuse the memory the first one gave back to the allocator.
+            rss_growth = round.rss_growth;
+            timer_bytes = round.timer_bytes;
+        }
+        overran += u64::from(round.overran);
+        rounds += 1;
+    }
+    // The driver publishes its CPU time once it has no timers left.
+    std::thread::sleep(Duration::from_millis(2));
+    let driver_cpu = timer
+        .driver_cpu()
+        .zip(driver_before)
+        .map(|(after, before)| after.saturating_sub(before));
+    let executor_floor = (n >= super::MIN_TIMERS_FOR_RSS)
+        .then(|| runtime.block_on(super::floor::executor_floor(n, args.seed)));
+    let summary = recorder.summary();
+    let fired = summary.samples.max(1);
+    let per_timer = |d: Duration| (d.as_nanos() / u128::from(fired)) as u64;
+    Ok(ScaleResult {
+        method: args.method.to_string(),
+        ours: super::timers::find(args.method).is_some_and(|m| m.ours),
+        timers: args.timers,
+        rounds,
+        samples: summary.samples,
+        min_ns: summary.min_ns,
+        mean_ns: summary.mean_ns,
+        p50_ns: summary.p50_ns,
+        p90_ns: summary.p90_ns,
+        p99_ns: summary.p99_ns,
+        p999_ns: summary.p999_ns,
+        max_ns: summary.max_ns,
+        early: summary.early,
+        cpu_ns_per_timer: cpu.map(per_timer),
+        driver_cpu_ns_per_timer: driver_cpu.map(per_timer),
+        driver_fire_lateness_mean_ns: timer
+            .fired()
+            .filter(|(wakes, _)| *wakes > 0)
+            .map(|(wakes, total)| (total.as_nanos() / u128::from(wakes)) as u64),
+        rss_bytes_per_timer: rss_growth
+            .filter(|_| n >= super::MIN_TIMERS_FOR_RSS)
+            .map(|g| g / n as i64),
+        timer_bytes,
+        setup_overran: overran,
+        executor_floor_ns_per_task: executor_floor.map(|d| d.as_nanos() as u64),
+    })
+}
+
+async fn round<T: ScaleTimer>(timer: &T, n: usize, rng: &mut Rng) -> Round {
+    let tally = Arc::new(Tally {
+        late_ns: (0..n).map(|_| AtomicI64::new(0)).collect(),
+        registered: AtomicUsize::new(0),
+        left: AtomicUsize::new(n),
+        all_done: Notify::new(),
+    });
+    let spread_ns = SPREAD.as_nanos() as u64;
+    let rss_before = sys::Os::resident_bytes();
+    let base = Instant::now() + lead(n);
+    for i in 0..n {
+        let deadline = base + FIRST_DEADLINE + Duration::from_nanos(rng.below(spread_ns));
+        let (timer, tally) = (timer.clone(), Arc::clone(&tally));
+        tokio::spawn(async move {
+            let sleep = timer.sleep_until(deadline);
+            // Counted before the await, whose first poll registers the timer in this same
+            // poll of the task: once every task has counted, every timer is pending.
+            tally.registered.fetch_add(1, Relaxed);
+            sleep.await;
+            tally.late_ns[i].store(signed_nanos(Instant::now(), deadline), Relaxed);
+            if tally.left.fetch_sub(1, AcqRel) == 1 {
+                tally.all_done.notify_one();
+            }
+        });
+    }
+    while tally.registered.load(Relaxed) < n {
+        tokio::task::yield_now().await;
+    }
+    let overran = Instant::now() >= base + FIRST_DEADLINE;
+
+    let rss_growth = sys::Os::resident_bytes()
+        .zip(rss_before)
+        .map(|(after, before)| after as i64 - before as i64);
+    let timer_bytes = timer.timer_bytes();
+    // The executor stays busy until the deadlines start, as a server's would. Idle through
+    // the whole set-up instead, its thread is woken by the first timers onto whichever CPU
+    // the OS picks, on a small machine often the timer thread's, where the two share one
+    // CPU until the load balancer parts them tens of milliseconds later: a backlog that
+    // says more about that wake-up than about the timers.
+    while Instant::now() < base {
+        tokio::task::yield_now().await;
+    }
+    let cpu_before = sys::Os::process_cpu_time();
+    tally.all_done.notified().await;
+    let cpu = sys::Os::process_cpu_time()
+        .zip(cpu_before)
+        .map(|(after, before)| after.saturating_sub(before));
+    Round {
+        late_ns: tally.late_ns.iter().map(|l| l.load(Relaxed)).collect(),
+        cpu,
+        rss_growth,
+        timer_bytes,
+        overran,
+    }
+}
+
+fn signed_nanos(woke: Instant, deadline: Instant) -> i64 {
+    if woke >= deadline {
+        i64::try_from((woke - deadline).as_nanos()).unwrap_or(i64::MAX)
+    } else {
+        -i64::try_from((deadline - woke).as_nanos()).unwrap_or(i64::MAX)
+    }
+}
