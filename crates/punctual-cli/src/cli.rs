@@ -46,11 +46,11 @@ pub struct BenchArgs {
     pub samples: Option<u64>,
 
     /// Measuring time per method and wait length.
-    #[arg(long, value_name = "TIME", allow_hyphen_values = true, default_value = "1s", value_parser = parse_duration_budget)]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, default_value = "900ms", value_parser = parse_duration_budget)]
     pub duration: Duration,
 
     /// Unrecorded waits per method before measuring each wait length.
-    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub warmup: u64,
 
     /// single: back-to-back waits; grid: absolute deadlines start + k * wait.
