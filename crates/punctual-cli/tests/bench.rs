@@ -1,31 +1,20 @@
 //! `punctual bench` end to end, with the mock timer so every run prints the same thing.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn punctual() -> Command {
-    Command::cargo_bin("punctual").expect("the punctual binary is built")
-}
+mod common;
+use common::{punctual, stdout_of};
 
 fn mock_bench(extra: &[&str]) -> String {
-    let output = punctual()
-        .args([
-            "bench",
-            "--mock-timer",
-            "--samples",
-            "300",
-            "--wait",
-            "100us,1ms",
-        ])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    let base = [
+        "bench",
+        "--mock-timer",
+        "--samples",
+        "300",
+        "--wait",
+        "100us,1ms",
+    ];
+    stdout_of(&[&base[..], extra].concat())
 }
 
 #[test]
@@ -301,17 +290,7 @@ fn is_root() -> bool {
 }
 
 fn mock_scale(extra: &[&str]) -> String {
-    let output = punctual()
-        .args(["bench", "--mock-timer", "--scale", "1,1000"])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    stdout_of(&[&["bench", "--mock-timer", "--scale", "1,1000"][..], extra].concat())
 }
 
 #[test]

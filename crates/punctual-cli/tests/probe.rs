@@ -4,19 +4,17 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 
+mod common;
+use common::stdout_of;
+
 fn probe(extra: &[&str]) -> String {
-    let output = Command::cargo_bin("punctual")
-        .unwrap()
-        .args(["probe", "--mock-timer", "--time-per-request", "50ms"])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    stdout_of(
+        &[
+            &["probe", "--mock-timer", "--time-per-request", "50ms"][..],
+            extra,
+        ]
+        .concat(),
+    )
 }
 
 #[test]
