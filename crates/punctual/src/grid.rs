@@ -1,15 +1,40 @@
-//! The arithmetic of a fixed grid, shared by the blocking [`Ticker`](crate::Ticker) and the
-//! async [`Interval`](crate::future::Interval): which grid point the next tick waits for,
-//! and what a late tick does to the grid, in integer nanoseconds from an anchor.
+//! The arithmetic of a fixed grid, shared by the blocking [`Ticker`](crate::Ticker), the
+//! async [`Interval`](crate::future::Interval), and anyone who waits their own way: which
+//! grid point the next tick waits for, and what a late tick does to the grid, in integer
+//! nanoseconds from an anchor.
 
 use std::time::{Duration, Instant};
 
 use crate::{Error, MissedTickPolicy};
 
-/// The grid as it stands: tick `anchor_index` is due at `anchor`, tick `k` a whole number of
-/// periods after it. [`MissedTickPolicy::Delay`] moves both.
+/// A fixed grid without a way to wait: tick `k` is due a whole number of periods after an
+/// anchor, computed in integer nanoseconds, and a [`MissedTickPolicy`] decides what happens
+/// to overdue ticks. [`Ticker`](crate::Ticker) is a `Grid` with a [`Sleeper`](crate::Sleeper);
+/// use a `Grid` alone to keep the same grid while waiting some other way.
+///
+/// Each tick is two calls: [`Grid::due`] with a clock reading taken as the wait begins says
+/// which grid point to wait for, and [`Grid::advance`] with the reading that ended the wait
+/// moves the grid on. [`MissedTickPolicy::Delay`] re-anchors the grid on a late tick.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use punctual::Grid;
+///
+/// let period = Duration::from_millis(1);
+/// let first = Instant::now() - period * 3 - period / 2; // three and a half periods ago
+/// let mut grid = Grid::new(first, period)?;
+/// let due = grid.due(Instant::now());
+/// // The default policy skips overdue grid points: 0 to 3 have passed.
+/// assert_eq!((due.index(), due.missed()), (4, 4));
+/// assert_eq!(due.deadline(), Some(first + period * 4));
+/// grid.advance(&due, due.deadline().unwrap());
+/// assert_eq!(grid.next_index(), 5);
+/// # Ok::<(), punctual::Error>(())
+/// ```
 #[derive(Debug, Clone)]
-pub(crate) struct Grid {
+pub struct Grid {
     policy: MissedTickPolicy,
     period: Duration,
     anchor: Instant,
@@ -18,14 +43,31 @@ pub(crate) struct Grid {
     missed: u64,
 }
 
-/// The tick the next wait is for, decided from one clock reading.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Due {
+/// The tick the next wait is for, decided by [`Grid::due`] from one clock reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Due {
     pub(crate) index: u64,
     /// `None` when the grid point is past the end of `Instant`: it is never reached.
     pub(crate) deadline: Option<Instant>,
     pub(crate) missed: u64,
     overdue: bool,
+}
+
+impl Due {
+    /// The tick's number on the grid.
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// When it is due, or `None` when that is past the end of `Instant` (never reached).
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// How many grid points the policy let pass without a tick just before this one.
+    pub fn missed(&self) -> u64 {
+        self.missed
+    }
 }
 
 impl Grid {
@@ -34,7 +76,7 @@ impl Grid {
     /// # Errors
     ///
     /// [`Error::ZeroPeriod`] for a zero period.
-    pub(crate) fn new(first: Instant, period: Duration) -> Result<Grid, Error> {
+    pub fn new(first: Instant, period: Duration) -> Result<Grid, Error> {
         if period.is_zero() {
             return Err(Error::ZeroPeriod);
         }
@@ -49,33 +91,42 @@ impl Grid {
     }
 
     /// A grid whose tick 0 is one `period` from now (or now, if that overflows `Instant`).
-    pub(crate) fn starting_in_one_period(period: Duration) -> Result<Grid, Error> {
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ZeroPeriod`] for a zero period.
+    pub fn starting_in_one_period(period: Duration) -> Result<Grid, Error> {
         let now = Instant::now();
         Grid::new(now.checked_add(period).unwrap_or(now), period)
     }
 
-    pub(crate) fn set_policy(&mut self, policy: MissedTickPolicy) {
+    /// Handles overdue ticks by `policy` from now on ([`MissedTickPolicy::Skip`] by default).
+    pub fn set_policy(&mut self, policy: MissedTickPolicy) {
         self.policy = policy;
     }
 
-    pub(crate) fn policy(&self) -> MissedTickPolicy {
+    /// The policy for overdue ticks.
+    pub fn policy(&self) -> MissedTickPolicy {
         self.policy
     }
 
-    pub(crate) fn period(&self) -> Duration {
+    /// The period.
+    pub fn period(&self) -> Duration {
         self.period
     }
 
-    pub(crate) fn next_index(&self) -> u64 {
+    /// The index of the tick the next [`Grid::due`] will name, unless it is overdue.
+    pub fn next_index(&self) -> u64 {
         self.next
     }
 
-    pub(crate) fn missed(&self) -> u64 {
+    /// All grid points missed so far.
+    pub fn missed(&self) -> u64 {
         self.missed
     }
 
     /// When tick `index` is due, or `None` before the anchor or past the end of `Instant`.
-    pub(crate) fn deadline_of(&self, index: u64) -> Option<Instant> {
+    pub fn deadline_of(&self, index: u64) -> Option<Instant> {
         let steps = index.checked_sub(self.anchor_index)?;
         let offset_nanos = self.period.as_nanos().checked_mul(u128::from(steps))?;
         let secs = u64::try_from(offset_nanos / 1_000_000_000).ok()?;
@@ -86,7 +137,7 @@ impl Grid {
     /// The tick to wait for, given the clock reading `now` taken as the wait began.
     ///
     /// A tick is overdue when its deadline is before `now`; the policy decides what then.
-    pub(crate) fn due(&self, now: Instant) -> Due {
+    pub fn due(&self, now: Instant) -> Due {
         let mut index = self.next;
         let mut deadline = self.deadline_of(index);
         let mut missed = 0;
@@ -115,7 +166,7 @@ impl Grid {
     }
 
     /// Records that the tick `due` fired on the clock reading `woke`.
-    pub(crate) fn advance(&mut self, due: &Due, woke: Instant) {
+    pub fn advance(&mut self, due: &Due, woke: Instant) {
         if due.overdue && self.policy == MissedTickPolicy::Delay {
             self.anchor = woke;
             self.anchor_index = due.index;

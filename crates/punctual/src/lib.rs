@@ -23,7 +23,7 @@
 //!   see [`margin`]) or [`Spin`](Strategy::Spin). Each wait reports a [`Wake`] with its
 //!   lateness, so callers measure without a second clock read.
 //! - [`Ticker`]: a fixed grid, `first + k * period` in integer nanoseconds, with a
-//!   [`MissedTickPolicy`].
+//!   [`MissedTickPolicy`]; [`Grid`] is its arithmetic alone, for waiting some other way.
 //! - [`Deadline`] and [`Poller`] / [`poll_until`]: poll a condition until a real deadline,
 //!   never until a count of iterations.
 //! - [`timer_info`]: which OS timer is in use, and whether it is degraded.
@@ -119,6 +119,7 @@ use std::time::{Duration, Instant};
 
 pub use deadline::Deadline;
 pub use error::Error;
+pub use grid::{Due, Grid};
 pub use info::TimerInfo;
 pub use margin::{HybridConfig, MarginEstimator, Plan};
 pub use poll::{poll_until, PollError, Poller};

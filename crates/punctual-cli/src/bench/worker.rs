@@ -14,6 +14,7 @@ use super::methods::mock::MockMethod;
 use super::stats::Sample;
 use super::{Mode, Phase};
 use crate::rng::Rng;
+use punctual::Grid;
 
 /// What one batch measures.
 #[derive(Debug, Clone, Copy)]
@@ -126,7 +127,6 @@ fn spread_helper_cpu(samples: &mut [Sample], helper: Duration) {
 
 fn measure(method: &mut dyn WaitMethod, clock: &dyn Clock, batch: Batch) -> BatchResult {
     let mut rng = Rng::new(batch.seed);
-    let wait_ns = batch.wait.as_nanos();
     // Work between waits moves the start of each wait off whatever tick the last one woke on.
     let scramble = match batch.phase {
         Phase::Aligned => Duration::ZERO,
@@ -134,31 +134,32 @@ fn measure(method: &mut dyn WaitMethod, clock: &dyn Clock, batch: Batch) -> Batc
     };
     let mut samples = Vec::with_capacity(batch.count as usize);
     let mut missed = 0;
-    let grid_start = clock.now();
-    let mut k: u128 = 1;
+    // Grid mode: `start + k * wait` from k = 1, overdue points skipped forward and counted,
+    // as cyclictest does (the grid's default policy).
+    let mut grid =
+        Grid::new(clock.now() + batch.wait, batch.wait).expect("a wait is longer than zero");
     for _ in 0..batch.count {
         if !scramble.is_zero() {
             clock.busy(Duration::from_nanos(rng.below(scramble.as_nanos() as u64)));
         }
         let cpu_before = clock.thread_cpu();
-        let deadline = match batch.mode {
-            Mode::Single => clock.now() + batch.wait,
+        let (deadline, due) = match batch.mode {
+            Mode::Single => (clock.now() + batch.wait, None),
             Mode::Grid => {
-                let now = clock.now();
-                let mut deadline = grid_point(grid_start, wait_ns, k);
-                if deadline < now {
-                    // Skipped forward to the next grid point still ahead, as cyclictest does.
-                    let behind = (now - deadline).as_nanos().div_ceil(wait_ns);
-                    missed += behind as u64;
-                    k += behind;
-                    deadline = grid_point(grid_start, wait_ns, k);
-                }
-                k += 1;
-                deadline
+                let due = grid.due(clock.now());
+                // A grid point past the end of `Instant` is never reached: the batch ends.
+                let Some(deadline) = due.deadline() else {
+                    break;
+                };
+                missed += due.missed();
+                (deadline, Some(due))
             }
         };
         let woke = method.wait_until(deadline);
         let cpu = clock.thread_cpu().saturating_sub(cpu_before);
+        if let Some(due) = due {
+            grid.advance(&due, woke);
+        }
         samples.push(Sample {
             lateness_ns: signed_nanos(woke, deadline),
             cpu_ns: cpu.as_nanos() as u64,
@@ -180,15 +181,6 @@ fn scramble_span(wait: Duration, mode: Mode) -> Duration {
         Mode::Single => span,
         Mode::Grid => span.min(wait / 2),
     }
-}
-
-fn grid_point(start: Instant, period_ns: u128, k: u128) -> Instant {
-    let offset = period_ns * k;
-    start
-        + Duration::new(
-            (offset / 1_000_000_000) as u64,
-            (offset % 1_000_000_000) as u32,
-        )
 }
 
 fn signed_nanos(woke: Instant, deadline: Instant) -> i64 {

@@ -10,7 +10,7 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use punctual::{rt, MissedTickPolicy, Sleeper, Strategy, Ticker};
+use punctual::{rt, Grid, MissedTickPolicy, Sleeper, Strategy, Ticker};
 
 use super::options::Stop;
 use super::stats::ThreadStats;
@@ -82,33 +82,19 @@ impl Periods for TickerPeriods {
 struct MockPeriods {
     clock: MockClock,
     method: MockMethod,
-    grid: Ticker,
+    grid: Grid,
     start: Instant,
-    next: u64,
 }
 
 impl Periods for MockPeriods {
     fn next(&mut self) -> Period {
-        let now = self.clock.now();
-        let period = self.grid.period().as_nanos();
-        let mut due = self
-            .grid
-            .deadline_of(self.next)
-            .expect("mock grids are short");
-        let mut missed = 0;
-        if due < now {
-            missed = (now - due).as_nanos().div_ceil(period) as u64;
-            self.next += missed;
-            due = self
-                .grid
-                .deadline_of(self.next)
-                .expect("mock grids are short");
-        }
-        self.next += 1;
-        let woke = self.method.wait_until(due);
+        let due = self.grid.due(self.clock.now());
+        let deadline = due.deadline().expect("mock grids are short");
+        let woke = self.method.wait_until(deadline);
+        self.grid.advance(&due, woke);
         Period {
-            lateness: woke - due,
-            missed,
+            lateness: woke - deadline,
+            missed: due.missed(),
             elapsed: woke - self.start,
         }
     }
@@ -175,11 +161,10 @@ pub fn run(
         let start = clock.now();
         Box::new(MockPeriods {
             method: MockMethod::for_thread(plan.strategy.name(), clock.clone(), plan.index as u64),
-            grid: Ticker::starting_at(start + plan.interval, plan.interval)
+            grid: Grid::new(start + plan.interval, plan.interval)
                 .expect("the interval is not zero"),
             clock,
             start,
-            next: 0,
         })
     } else {
         let start = Instant::now();
