@@ -3,7 +3,7 @@
 use predicates::prelude::*;
 
 mod common;
-use common::{punctual, stdout_of};
+use common::{assert_every_row_has, punctual, stdout_of};
 
 fn mock_bench(extra: &[&str]) -> String {
     let base = [
@@ -59,26 +59,24 @@ fn json_has_the_documented_fields() {
     assert!(json["environment"].is_object());
     let results = json["results"].as_array().unwrap();
     assert_eq!(results.len(), 2 * 9, "every method at both waits");
-    for field in [
-        "method",
-        "wait_ns",
-        "mode",
-        "samples",
-        "min_ns",
-        "mean_ns",
-        "p50_ns",
-        "p90_ns",
-        "p99_ns",
-        "p999_ns",
-        "max_ns",
-        "early",
-        "cpu_ns_per_wait",
-    ] {
-        assert!(
-            results.iter().all(|r| !r[field].is_null()),
-            "every result has `{field}`"
-        );
-    }
+    assert_every_row_has(
+        results,
+        &[
+            "method",
+            "wait_ns",
+            "mode",
+            "samples",
+            "min_ns",
+            "mean_ns",
+            "p50_ns",
+            "p90_ns",
+            "p99_ns",
+            "p999_ns",
+            "max_ns",
+            "early",
+            "cpu_ns_per_wait",
+        ],
+    );
     assert!(results.iter().all(|r| r["samples"] == 300));
 }
 
@@ -316,25 +314,23 @@ fn scale_json_has_a_row_per_method_and_count() {
         .is_some_and(|r| r.as_array().unwrap().is_empty()));
     let rows = json["scale"].as_array().unwrap();
     assert_eq!(rows.len(), 2 * 3, "async, async-spin and tokio at each N");
-    for field in [
-        "method",
-        "ours",
-        "timers",
-        "samples",
-        "p50_ns",
-        "p90_ns",
-        "p99_ns",
-        "p999_ns",
-        "max_ns",
-        "early",
-        "cpu_ns_per_timer",
-        "timer_bytes",
-    ] {
-        assert!(
-            rows.iter().all(|r| !r[field].is_null()),
-            "every row has `{field}`"
-        );
-    }
+    assert_every_row_has(
+        rows,
+        &[
+            "method",
+            "ours",
+            "timers",
+            "samples",
+            "p50_ns",
+            "p90_ns",
+            "p99_ns",
+            "p999_ns",
+            "max_ns",
+            "early",
+            "cpu_ns_per_timer",
+            "timer_bytes",
+        ],
+    );
     assert!(rows.iter().all(|r| r["samples"].as_u64().unwrap() >= 100));
 }
 

@@ -19,3 +19,13 @@ pub fn stdout_of(args: &[&str]) -> String {
     );
     String::from_utf8(output.stdout).unwrap()
 }
+
+/// Asserts that every JSON row has a non-null value for each of `fields`.
+pub fn assert_every_row_has(rows: &[serde_json::Value], fields: &[&str]) {
+    for field in fields {
+        assert!(
+            rows.iter().all(|r| !r[field].is_null()),
+            "every row has `{field}`"
+        );
+    }
+}
