@@ -267,7 +267,9 @@ impl Driver {
 
     /// Bytes of memory the driver's timer storage holds now: 40 bytes per pending timer,
     /// and up to twice that while its buffers have room to grow (52 per timer at 100,000
-    /// timers, 41 at a million), given back once the driver has no timers. A [`Sleep`] itself is
+    /// timers, 41 at a million). Cancelling gives storage back as it goes; firing does not
+    /// (the driver thread leaves it for its next wait of a millisecond or more), and all of it
+    /// is given back once the driver has no timers. A [`Sleep`] itself is
     /// `size_of::<Sleep>()` more, wherever its task keeps it.
     pub fn allocated_bytes(&self) -> usize {
         self.shared.lock().timers.allocated_bytes()

@@ -175,9 +175,9 @@ impl Sleep {
         self.planned = planned;
         match locked.timers.reschedule(slot, new_fire_ns) {
             // Due already by the driver's clock: the task is woken to see to it.
-            Some(waker) => {
+            Some(removed) => {
                 drop(locked);
-                waker.wake();
+                removed.wake();
             }
             None => {
                 self.slot = slot;

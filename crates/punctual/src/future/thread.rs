@@ -20,6 +20,9 @@ const BATCH: usize = 64;
 /// How stale the published CPU time may get while the driver is busy: reading the thread's
 /// CPU clock is a system call, too dear for every one of thousands of short waits.
 const CPU_TIME_EVERY: Duration = Duration::from_millis(1);
+/// How far off the next fire time must be for the driver to give spare storage back before
+/// waiting: never in the middle of a burst (see `heap.rs`).
+const TRIM_BEFORE: Duration = Duration::from_millis(1);
 
 /// What the driver thread shares with the handles, beyond the timers themselves; it
 /// outlives [`Shared`], which the thread only holds weakly.
@@ -174,22 +177,26 @@ fn run(shared: &Weak<Shared>, core: &Core, epoch: Instant) {
         let Some(driver) = shared.upgrade() else {
             return;
         };
-        let (expired, next_ns) = {
+        let (expired, next_ns, spare) = {
             let mut locked = driver.lock();
             let now_ns = nanos(Instant::now().saturating_duration_since(epoch));
             let expired = locked.timers.expire(now_ns, BATCH, &mut wakers);
             core.fired_through_ns
                 .store(locked.timers.fired_through(), Ordering::Release);
             let next = locked.timers.earliest();
+            let idle = expired.fired == 0
+                && next.map_or(true, |ns| ns.saturating_sub(now_ns) >= nanos(TRIM_BEFORE));
+            let spare = idle.then(|| locked.timers.trim());
             let plan = if expired.fired > 0 {
                 0
             } else {
                 next.unwrap_or(NEVER_NS)
             };
             core.planned_ns.store(plan, Relaxed);
-            (expired, next)
+            (expired, next, spare)
         };
         drop(driver);
+        drop(spare);
         if expired.fired > 0 {
             core.fire_late_total_ns
                 .fetch_add(expired.late_total_ns, Relaxed);
