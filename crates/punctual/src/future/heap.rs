@@ -240,16 +240,25 @@ impl Timers {
         self.heap.first().map(|e| e.deadline_ns)
     }
 
-    /// Fires up to `limit` timers due at or before `now_ns`, earliest first: frees their
-    /// slots, moves their wakers to `wakers` and advances [`Timers::fired_through`].
+    /// Fires the timers due at or before `now_ns`, earliest first, up to `limit` of them
+    /// and then any more due at the same nanosecond as the last: frees their slots, moves
+    /// their wakers to `wakers` and advances [`Timers::fired_through`].
+    ///
+    /// Timers due at the same nanosecond are never split between two calls: the mark
+    /// could not tell the fired ones from the others, and a sleep whose timer had fired
+    /// would take a slot freed (or reused) under it for its own.
     pub(crate) fn expire(&mut self, now_ns: u64, limit: usize, wakers: &mut Vec<Waker>) -> Expired {
         let mut expired = Expired::default();
-        while expired.fired < limit {
+        let mut last_ns = None;
+        loop {
             match self.heap.first() {
-                Some(top) if top.deadline_ns <= now_ns => {}
+                Some(top)
+                    if top.deadline_ns <= now_ns
+                        && (expired.fired < limit || last_ns == Some(top.deadline_ns)) => {}
                 _ => break,
             }
             let entry = self.remove_at(0);
+            last_ns = Some(entry.deadline_ns);
             wakers.extend(self.free_slot(entry.slot));
             let late_ns = now_ns - entry.deadline_ns;
             expired.fired += 1;
@@ -407,8 +416,9 @@ mod tests {
         let mut fired = Vec::new();
         let mut wakers = Vec::new();
         while let Some(next) = timers.earliest() {
-            assert_eq!(timers.expire(next, 1, &mut wakers).fired, 1);
-            fired.push(next);
+            let ties = held.iter().filter(|&&(_, d)| d == next).count();
+            assert_eq!(timers.expire(next, 1, &mut wakers).fired, ties);
+            fired.extend(std::iter::repeat_n(next, ties));
             check_positions(&timers);
             assert!(timers.fired_through() < timers.earliest().unwrap_or(u64::MAX));
         }
@@ -434,15 +444,34 @@ mod tests {
         assert!(timers.insert(15, waker()).is_err(), "due by the mark");
         let c = timers.insert(30, waker()).unwrap();
         assert_eq!(c, a, "a fired timer's slot is reused");
-        // One of two equal deadlines fired: the mark stays below the other.
-        assert_eq!(timers.expire(20, 1, &mut wakers).fired, 1);
-        assert_eq!(timers.fired_through(), 19);
-        assert_eq!(timers.expire(25, usize::MAX, &mut wakers).fired, 1);
+        // Two equal deadlines fire together, past the limit: the mark covers both.
+        assert_eq!(timers.expire(20, 1, &mut wakers).fired, 2);
+        assert_eq!(timers.fired_through(), 20);
+        assert_eq!(timers.expire(25, usize::MAX, &mut wakers).fired, 0);
         assert_eq!(timers.fired_through(), 25);
         // A reset to a time already fired through is a removal, its waker handed back.
         assert!(timers.reschedule(c, 22).is_some());
         assert_eq!(timers.pending(), 0);
         let _ = (b, tie);
+    }
+
+    #[test]
+    fn a_batch_never_splits_timers_due_at_the_same_nanosecond() {
+        let mut timers = Timers::default();
+        let early = timers.insert(5, waker()).unwrap();
+        let ties: Vec<u32> = (0..1000)
+            .map(|_| timers.insert(7, waker()).unwrap())
+            .collect();
+        let late = timers.insert(8, waker()).unwrap();
+        let mut wakers = Vec::new();
+        let expired = timers.expire(100, 1, &mut wakers);
+        assert_eq!((expired.fired, timers.fired_through()), (1, 6));
+        let expired = timers.expire(100, 1, &mut wakers);
+        assert_eq!((expired.fired, timers.fired_through()), (1000, 7));
+        assert_eq!(timers.pending(), 1);
+        // Every fired timer is at or below the mark: none is taken for pending.
+        assert!(timers.slots[late as usize].pos != FREE);
+        let _ = (early, ties);
     }
 
     #[test]
