@@ -17,6 +17,8 @@ pub enum Error {
     /// The OS refused an async timer [`Driver`](crate::future::Driver) its thread or its
     /// wait objects; the text says which, and why.
     DriverUnavailable(String),
+    /// A real-time priority for a driver thread outside [`rt::priority_range`](crate::rt::priority_range).
+    InvalidPriority(i32),
 }
 
 impl fmt::Display for Error {
@@ -46,6 +48,15 @@ impl fmt::Display for Error {
             }
             Error::DriverUnavailable(why) => {
                 write!(f, "the timer driver could not start: {why}")
+            }
+            Error::InvalidPriority(priority) => {
+                let range = crate::rt::priority_range();
+                write!(
+                    f,
+                    "the driver's real-time priority must be in {}..={} here; got {priority}",
+                    range.start(),
+                    range.end()
+                )
             }
         }
     }

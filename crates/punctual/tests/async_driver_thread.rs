@@ -48,3 +48,15 @@ fn private_driver_threads_end_with_their_last_handle() {
     }
     assert_eq!(driver_threads(), Some(before));
 }
+
+#[test]
+fn a_driver_priority_out_of_range_is_refused_before_any_thread_starts() {
+    let config = DriverConfig::new().realtime_priority(1000);
+    assert_eq!(
+        config.validate(),
+        Err(punctual::Error::InvalidPriority(1000))
+    );
+    let error = Driver::new(config).unwrap_err();
+    assert_eq!(error, punctual::Error::InvalidPriority(1000));
+    assert!(error.to_string().contains("got 1000"), "{error}");
+}

@@ -331,3 +331,61 @@ fn spin_warning_appears_under_fifo_with_throttling_on() {
         assert_eq!(rt::spin_warning(), None);
     });
 }
+
+/// `(rt_priority, policy)` of every thread of this process named `name`.
+fn scheduling_of_threads_named(name: &str) -> Vec<(u32, u32)> {
+    let mut found = Vec::new();
+    for task in fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let Ok(comm) = fs::read_to_string(task.path().join("comm")) else {
+            continue;
+        };
+        if comm.trim() != name {
+            continue;
+        }
+        let Ok(stat) = fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+        found.push((
+            fields[40 - 3].parse().unwrap(),
+            fields[41 - 3].parse().unwrap(),
+        ));
+    }
+    found
+}
+
+#[test]
+fn a_driver_asked_for_fifo_runs_its_thread_at_it() {
+    use punctual::future::{Driver, DriverConfig};
+    if !privileged(
+        "a_driver_asked_for_fifo_runs_its_thread_at_it",
+        CAP_SYS_NICE,
+        "CAP_SYS_NICE",
+    ) {
+        return;
+    }
+    let _lock = PRIORITIES.lock().unwrap_or_else(|e| e.into_inner());
+    let driver = Driver::new(DriverConfig::new().realtime_priority(17)).unwrap();
+    let granted = driver.realtime().expect("a priority was asked").unwrap();
+    assert_eq!(
+        *granted,
+        Scheduling {
+            policy: Policy::Fifo,
+            priority: 17
+        }
+    );
+    // Linux's own view: the driver's thread, not the caller's, at SCHED_FIFO 17.
+    assert!(
+        scheduling_of_threads_named("punctual-timer").contains(&(17, libc::SCHED_FIFO as u32)),
+        "{:?}",
+        scheduling_of_threads_named("punctual-timer")
+    );
+    assert_eq!(proc_scheduling(), (0, libc::SCHED_OTHER as u32));
+    let deadline = std::time::Instant::now() + Duration::from_micros(300);
+    let wake = futures::executor::block_on(driver.sleep_until(deadline));
+    assert!(wake.woke() >= deadline && std::time::Instant::now() >= deadline);
+    assert!(Driver::new(DriverConfig::new())
+        .unwrap()
+        .realtime()
+        .is_none());
+}

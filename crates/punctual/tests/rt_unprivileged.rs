@@ -11,8 +11,9 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use punctual::future::{Driver, DriverConfig};
 use punctual::rt::{self, DmaLatencyGuard, PriorityAbove};
 
 /// Tells `unprivileged_child` it was started by the parent test, and which limits it has.
@@ -151,6 +152,10 @@ fn refused_privileges_name_their_fixes() {
         &["InvalidPriority", "out of range"],
     );
     assert_mentions(result(&results, "priority_above"), PRIORITY_FIXES);
+    // A driver asked for a priority it is refused still runs, and says why.
+    let driver = result(&results, "driver_priority");
+    assert_mentions(driver, PRIORITY_FIXES);
+    assert_mentions(driver, &["slept, never early"]);
     assert_mentions(
         result(&results, "mlock"),
         &[
@@ -277,6 +282,18 @@ fn unprivileged_child() {
             PriorityAbove::new(std::process::id()).map(|a| a.scheduling()),
         );
         report("mlock", rt::lock_memory());
+        let driver = Driver::new(DriverConfig::new().realtime_priority(10)).unwrap();
+        let deadline = Instant::now() + Duration::from_micros(300);
+        let wake = futures::executor::block_on(driver.sleep_until(deadline));
+        let never_early = wake.woke() >= deadline && Instant::now() >= deadline;
+        match driver.realtime() {
+            Some(Err(e)) if never_early => {
+                println!("RESULT driver_priority err {e:?} :: {e} / slept, never early")
+            }
+            other => {
+                println!("RESULT driver_priority unexpected {other:?}, never early {never_early}")
+            }
+        }
         report(
             "dma_latency",
             DmaLatencyGuard::new(Duration::from_micros(10)),

@@ -11,6 +11,7 @@ use super::tail::Tail;
 use super::thread::{self, Core};
 use super::{Interval, Sleep};
 use crate::grid::Grid;
+use crate::rt::{self, RtError, Scheduling};
 use crate::sys::{self, DriverWait};
 use crate::{Error, HybridConfig, Plan, TimerInfo};
 
@@ -56,6 +57,7 @@ pub enum SpinTail {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct DriverConfig {
     spin_tail: SpinTail,
+    realtime_priority: Option<i32>,
 }
 
 impl DriverConfig {
@@ -75,12 +77,36 @@ impl DriverConfig {
         self.spin_tail
     }
 
-    /// Checks the learned tail's configuration.
+    /// Runs the driver thread under real-time scheduling at `priority`, as
+    /// [`rt::set_realtime_priority`] does for the calling thread: it then runs as soon as a
+    /// timer is due, ahead of every time-sharing thread of the machine. (The tasks it wakes
+    /// still wait for their executor's threads.) When the OS refuses, the driver runs at the
+    /// default scheduling and [`Driver::realtime`] says why.
+    ///
+    /// The driver thread blocks between timers, so it cannot starve its CPU unless the
+    /// timers themselves come faster than it can fire them.
+    pub fn realtime_priority(mut self, priority: i32) -> DriverConfig {
+        self.realtime_priority = Some(priority);
+        self
+    }
+
+    /// The real-time priority asked for the driver thread, if any.
+    pub fn realtime(&self) -> Option<i32> {
+        self.realtime_priority
+    }
+
+    /// Checks the learned tail's configuration and the real-time priority.
     ///
     /// # Errors
     ///
-    /// Whatever [`HybridConfig::validate`] finds.
+    /// Whatever [`HybridConfig::validate`] finds; [`Error::InvalidPriority`] for a priority
+    /// outside [`rt::priority_range`].
     pub fn validate(&self) -> Result<(), Error> {
+        if let Some(priority) = self.realtime_priority {
+            if !rt::priority_range().contains(&priority) {
+                return Err(Error::InvalidPriority(priority));
+            }
+        }
         match &self.spin_tail {
             SpinTail::Learned(config) => config.validate(),
             SpinTail::None | SpinTail::Fixed(_) => Ok(()),
@@ -178,6 +204,8 @@ pub(crate) struct Shared {
     /// The tail learns from every fired timer's delay (a learned tail).
     learns: bool,
     timer_info: OnceLock<TimerInfo>,
+    /// What became of [`DriverConfig::realtime_priority`], set by the thread as it starts.
+    realtime: OnceLock<Result<Scheduling, RtError>>,
 }
 
 impl Driver {
@@ -218,6 +246,7 @@ impl Driver {
             config,
             learns: matches!(config.tail(), SpinTail::Learned(_)),
             timer_info: OnceLock::new(),
+            realtime: OnceLock::new(),
         });
         let (started, running) = mpsc::channel();
         thread::spawn(Arc::downgrade(&shared), core, started)
@@ -325,6 +354,28 @@ impl Driver {
         self.shared.config
     }
 
+    /// What became of the [real-time priority](DriverConfig::realtime_priority) asked for
+    /// the driver thread: `None` when none was asked, the scheduling in force when the OS
+    /// granted it, and the OS's refusal (naming the ways to allow it) when it did not, in
+    /// which case the thread runs at the default scheduling.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use punctual::future::{Driver, DriverConfig};
+    ///
+    /// let driver = Driver::new(DriverConfig::new().realtime_priority(10))?;
+    /// match driver.realtime() {
+    ///     Some(Ok(scheduling)) => println!("driver thread at {scheduling}"),
+    ///     Some(Err(refused)) => println!("driver thread at the default scheduling: {refused}"),
+    ///     None => unreachable!("a priority was asked"),
+    /// }
+    /// # Ok::<(), punctual::Error>(())
+    /// ```
+    pub fn realtime(&self) -> Option<Result<&Scheduling, &RtError>> {
+        self.shared.realtime.get().map(Result::as_ref)
+    }
+
     /// How the driver thread waits, and whether that is degraded.
     pub fn timer_info(&self) -> TimerInfo {
         self.shared
@@ -374,6 +425,13 @@ impl Shared {
 
     pub(crate) fn set_timer_info(&self, info: TimerInfo) {
         let _ = self.timer_info.set(info);
+    }
+
+    /// On the driver thread as it starts: asks for the configured real-time priority.
+    pub(crate) fn apply_realtime_priority(&self) {
+        if let Some(priority) = self.config.realtime() {
+            let _ = self.realtime.set(rt::set_realtime_priority(priority));
+        }
     }
 
     /// `deadline` in the driver's nanoseconds, or `None` past what they can count (about

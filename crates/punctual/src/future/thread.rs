@@ -159,6 +159,7 @@ pub(crate) fn spawn(
                 return;
             };
             driver.set_timer_info(core.waiter.timer_info());
+            driver.apply_realtime_priority();
             let epoch = driver.epoch();
             drop(driver);
             core.publish_cpu_time();
