@@ -44,7 +44,11 @@ fn privileged(test: &str, bit: u32, name: &str) -> bool {
 
 /// `(rt_priority, policy)` of the calling thread: fields 40 and 41 of `/proc/thread-self/stat`.
 fn proc_scheduling() -> (u32, u32) {
-    let stat = fs::read_to_string("/proc/thread-self/stat").unwrap();
+    stat_scheduling(&fs::read_to_string("/proc/thread-self/stat").unwrap())
+}
+
+/// `(rt_priority, policy)` from the text of a thread's `stat` file.
+fn stat_scheduling(stat: &str) -> (u32, u32) {
     // Fields after the command name, which may hold spaces, start at field 3.
     let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
     (
@@ -342,14 +346,9 @@ fn scheduling_of_threads_named(name: &str) -> Vec<(u32, u32)> {
         if comm.trim() != name {
             continue;
         }
-        let Ok(stat) = fs::read_to_string(task.path().join("stat")) else {
-            continue;
-        };
-        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
-        found.push((
-            fields[40 - 3].parse().unwrap(),
-            fields[41 - 3].parse().unwrap(),
-        ));
+        if let Ok(stat) = fs::read_to_string(task.path().join("stat")) {
+            found.push(stat_scheduling(&stat));
+        }
     }
     found
 }

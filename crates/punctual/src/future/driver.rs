@@ -103,9 +103,7 @@ impl DriverConfig {
     /// outside [`rt::priority_range`].
     pub fn validate(&self) -> Result<(), Error> {
         if let Some(priority) = self.realtime_priority {
-            if !rt::priority_range().contains(&priority) {
-                return Err(Error::InvalidPriority(priority));
-            }
+            rt::check_priority(priority).map_err(|_| Error::InvalidPriority(priority))?;
         }
         match &self.spin_tail {
             SpinTail::Learned(config) => config.validate(),

@@ -210,11 +210,18 @@ pub fn priority_range() -> RangeInclusive<i32> {
 /// - Windows: `SetThreadPriority(THREAD_PRIORITY_TIME_CRITICAL)`, the top level within the
 ///   process's priority class; `priority` is not used.
 pub fn set_realtime_priority(priority: i32) -> Result<Scheduling, RtError> {
-    let range = priority_range();
-    if !range.contains(&priority) {
-        return Err(RtError::InvalidPriority { priority, range });
-    }
+    check_priority(priority)?;
     <sys::Os as RealTime>::set_realtime_priority(priority)
+}
+
+/// [`RtError::InvalidPriority`] unless `priority` is within [`priority_range`].
+pub(crate) fn check_priority(priority: i32) -> Result<(), RtError> {
+    let range = priority_range();
+    if range.contains(&priority) {
+        Ok(())
+    } else {
+        Err(RtError::InvalidPriority { priority, range })
+    }
 }
 
 /// Returns the calling thread to the OS's default time-sharing scheduling, and returns the
