@@ -239,7 +239,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<Report> {
     drop(load);
     if results
         .iter()
-        .any(|r| r.summary.cpu_ns_per_wait == 0 && r.summary.samples > 0)
+        .any(|r| r.summary.cpu_ns_per_wait == 0 && r.summary.lateness.samples > 0)
         && !options.mock
     {
         notes.push("this platform has no per-thread CPU clock: CPU figures read 0".to_string());

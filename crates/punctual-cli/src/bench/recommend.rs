@@ -23,10 +23,10 @@ pub const CPU_CEILING: f64 = 0.25;
 const P99_SAMPLES: u64 = 1000;
 
 fn tail(r: &MethodResult) -> u64 {
-    if r.summary.samples >= P99_SAMPLES {
-        r.summary.p99_ns
+    if r.summary.lateness.samples >= P99_SAMPLES {
+        r.summary.lateness.p99_ns
     } else {
-        r.summary.p90_ns
+        r.summary.lateness.p90_ns
     }
 }
 
@@ -42,10 +42,10 @@ fn best_of<'a>(candidates: &[&'a MethodResult]) -> Option<&'a MethodResult> {
         .copied()
         .filter(|r| tied(tail(r), best_tail))
         .collect();
-    let best_median = close.iter().map(|r| r.summary.p50_ns).min()?;
+    let best_median = close.iter().map(|r| r.summary.lateness.p50_ns).min()?;
     close
         .into_iter()
-        .filter(|r| tied(r.summary.p50_ns, best_median))
+        .filter(|r| tied(r.summary.lateness.p50_ns, best_median))
         .min_by_key(|r| r.summary.cpu_ns_per_wait)
 }
 
@@ -54,7 +54,7 @@ fn winner<'a>(at: &[&'a MethodResult]) -> Option<(&'a MethodResult, bool)> {
     let honest: Vec<&MethodResult> = at
         .iter()
         .copied()
-        .filter(|r| r.summary.early == 0 && r.summary.samples > 0)
+        .filter(|r| r.summary.lateness.early == 0 && r.summary.lateness.samples > 0)
         .collect();
     let cheapest = honest
         .iter()
@@ -95,7 +95,7 @@ pub fn recommend(results: &[MethodResult]) -> Option<String> {
         let versus = std.map_or(String::new(), |s| {
             format!(
                 "; std::thread::sleep woke {} late at the median",
-                format_nanos(s.summary.p50_ns as f64)
+                format_nanos(s.summary.lateness.p50_ns as f64)
             )
         });
         let caveat = if within {
@@ -103,7 +103,7 @@ pub fn recommend(results: &[MethodResult]) -> Option<String> {
         } else {
             " (none stayed within a quarter of a core of the cheapest)"
         };
-        let percentile = if best.summary.samples >= P99_SAMPLES {
+        let percentile = if best.summary.lateness.samples >= P99_SAMPLES {
             "p99"
         } else {
             "p90"
@@ -112,7 +112,7 @@ pub fn recommend(results: &[MethodResult]) -> Option<String> {
             "use `{}` here ({rule}){caveat}: at {} it woke {} late at the median and {} at {percentile}, for {:.1}% of a core{versus}.",
             best.method,
             wait_label(Duration::from_nanos(wait)),
-            format_nanos(best.summary.p50_ns as f64),
+            format_nanos(best.summary.lateness.p50_ns as f64),
             format_nanos(tail(best) as f64),
             best.cpu_share * 100.0,
         ));
@@ -138,7 +138,7 @@ pub fn recommend(results: &[MethodResult]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::stats::Summary;
+    use crate::bench::stats::{Lateness, Summary};
     use crate::bench::Mode;
 
     fn result(
@@ -156,15 +156,17 @@ mod tests {
             wait_ns: 1_000_000,
             mode: Mode::Single,
             summary: Summary {
-                samples,
-                min_ns: 0,
-                mean_ns: p50 as i64,
-                p50_ns: p50,
-                p90_ns: p90,
-                p99_ns: p99,
-                p999_ns: p99,
-                max_ns: p99,
-                early,
+                lateness: Lateness {
+                    samples,
+                    min_ns: 0,
+                    mean_ns: p50 as i64,
+                    p50_ns: p50,
+                    p90_ns: p90,
+                    p99_ns: p99,
+                    p999_ns: p99,
+                    max_ns: p99,
+                    early,
+                },
                 early_max_ns: 0,
                 missed: 0,
                 cpu_ns_per_wait: (cpu_share * 1e6) as u64,

@@ -3,7 +3,7 @@
 //! failure, not a small lateness).
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One measured wait.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,15 +89,17 @@ impl Recorder {
         let q = |quantile| self.histogram.value_at_quantile(quantile);
         let n = self.count.max(1);
         Summary {
-            samples: self.count,
-            min_ns: if self.count == 0 { 0 } else { self.min_ns },
-            mean_ns: (self.sum_ns / i128::from(n)) as i64,
-            p50_ns: q(0.5),
-            p90_ns: q(0.9),
-            p99_ns: q(0.99),
-            p999_ns: q(0.999),
-            max_ns: self.histogram.max(),
-            early: self.early,
+            lateness: Lateness {
+                samples: self.count,
+                min_ns: if self.count == 0 { 0 } else { self.min_ns },
+                mean_ns: (self.sum_ns / i128::from(n)) as i64,
+                p50_ns: q(0.5),
+                p90_ns: q(0.9),
+                p99_ns: q(0.99),
+                p999_ns: q(0.999),
+                max_ns: self.histogram.max(),
+                early: self.early,
+            },
             early_max_ns: self.early_max_ns,
             missed: self.missed,
             cpu_ns_per_wait: (self.cpu_sum_ns / u128::from(n)) as u64,
@@ -105,16 +107,18 @@ impl Recorder {
     }
 }
 
-/// The numbers a results row shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Summary {
-    /// Waits measured.
+/// How late the samples were (a sample is a wait, or in scale mode a timer): the
+/// lateness columns of every results row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lateness {
+    /// Samples measured.
     pub samples: u64,
-    /// Least lateness; negative when a wait woke early.
+    /// Least lateness (the clock read after the wait, minus the deadline); negative when a
+    /// sample ended early.
     pub min_ns: i64,
-    /// Mean lateness, early wakes counted as negative.
+    /// Mean lateness, early samples counted as negative.
     pub mean_ns: i64,
-    /// Median lateness (early wakes count as 0 in the percentiles).
+    /// Median lateness (early samples count as 0 in the percentiles).
     pub p50_ns: u64,
     /// 90th percentile of lateness.
     pub p90_ns: u64,
@@ -124,8 +128,15 @@ pub struct Summary {
     pub p999_ns: u64,
     /// Greatest lateness.
     pub max_ns: u64,
-    /// Waits that returned before their deadline.
+    /// Samples that ended before their deadline.
     pub early: u64,
+}
+
+/// The numbers a results row shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    #[serde(flatten)]
+    pub lateness: Lateness,
     /// How early the earliest of them was.
     pub early_max_ns: u64,
     /// Grid points skipped (grid mode) because a wait woke after the next one.
@@ -148,11 +159,12 @@ mod tests {
             });
         }
         let s = rec.summary();
+        let l = s.lateness;
         assert_eq!(
-            (s.samples, s.min_ns, s.mean_ns, s.early, s.early_max_ns),
+            (l.samples, l.min_ns, l.mean_ns, l.early, s.early_max_ns),
             (4, -50, 137, 1, 50)
         );
-        assert_eq!((s.p50_ns, s.max_ns, s.cpu_ns_per_wait), (100, 300, 1_000));
+        assert_eq!((l.p50_ns, l.max_ns, s.cpu_ns_per_wait), (100, 300, 1_000));
     }
 
     #[test]
@@ -164,9 +176,9 @@ mod tests {
                 cpu_ns: 0,
             });
         }
-        let s = rec.summary();
+        let l = rec.summary().lateness;
         assert_eq!(
-            (s.p50_ns, s.p90_ns, s.p99_ns, s.p999_ns, s.max_ns),
+            (l.p50_ns, l.p90_ns, l.p99_ns, l.p999_ns, l.max_ns),
             (500, 900, 990, 999, 1000)
         );
     }

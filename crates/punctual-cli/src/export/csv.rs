@@ -1,6 +1,7 @@
 use std::fmt::Write;
 
 use super::Exporter;
+use crate::bench::stats::Lateness;
 use crate::bench::{Mode, Report, RunMode};
 
 /// One row per method and wait (in scale mode, per method and N); nanoseconds throughout.
@@ -15,6 +16,14 @@ fn maybe<T: ToString>(value: Option<T>) -> String {
     value.map_or(String::new(), |v| v.to_string())
 }
 
+/// `samples,min_ns,…,early`: the lateness columns both kinds of row share.
+fn lateness(l: &Lateness) -> String {
+    format!(
+        "{},{},{},{},{},{},{},{},{}",
+        l.samples, l.min_ns, l.mean_ns, l.p50_ns, l.p90_ns, l.p99_ns, l.p999_ns, l.max_ns, l.early
+    )
+}
+
 /// The scale mode's rows: one per method and N.
 fn scale(report: &Report) -> anyhow::Result<Vec<u8>> {
     let mut out = String::from(SCALE_HEADER);
@@ -22,20 +31,12 @@ fn scale(report: &Report) -> anyhow::Result<Vec<u8>> {
     for r in &report.scale {
         writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
             r.method,
             r.ours,
             r.timers,
             r.rounds,
-            r.samples,
-            r.min_ns,
-            r.mean_ns,
-            r.p50_ns,
-            r.p90_ns,
-            r.p99_ns,
-            r.p999_ns,
-            r.max_ns,
-            r.early,
+            lateness(&r.lateness),
             maybe(r.cpu_ns_per_timer),
             maybe(r.driver_cpu_ns_per_timer),
             maybe(r.driver_fire_lateness_mean_ns),
@@ -63,19 +64,11 @@ impl Exporter for CsvExporter {
             };
             writeln!(
                 out,
-                "{},{},{},{mode},{},{},{},{},{},{},{},{},{},{},{},{},{:.6}",
+                "{},{},{},{mode},{},{},{},{},{:.6}",
                 r.method,
                 r.ours,
                 r.wait_ns,
-                s.samples,
-                s.min_ns,
-                s.mean_ns,
-                s.p50_ns,
-                s.p90_ns,
-                s.p99_ns,
-                s.p999_ns,
-                s.max_ns,
-                s.early,
+                lateness(&s.lateness),
                 s.early_max_ns,
                 s.missed,
                 s.cpu_ns_per_wait,

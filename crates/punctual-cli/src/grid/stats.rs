@@ -103,9 +103,9 @@ impl ThreadStats {
     pub fn percentiles(&self) -> Percentiles {
         let summary = self.lateness.summary();
         Percentiles {
-            p50_ns: summary.p50_ns,
-            p99_ns: summary.p99_ns,
-            p999_ns: summary.p999_ns,
+            p50_ns: summary.lateness.p50_ns,
+            p99_ns: summary.lateness.p99_ns,
+            p999_ns: summary.lateness.p999_ns,
         }
     }
 }

@@ -64,11 +64,11 @@ fn draw_panel(
         .results
         .iter()
         .zip(&report.histograms)
-        .filter(|(r, _)| r.wait_ns == wait && r.summary.samples > 0)
+        .filter(|(r, _)| r.wait_ns == wait && r.summary.lateness.samples > 0)
         .collect();
     let most = rows
         .iter()
-        .map(|(r, _)| r.summary.max_ns)
+        .map(|(r, _)| r.summary.lateness.max_ns)
         .max()
         .unwrap_or(1)
         .max(10) as f64;
@@ -115,8 +115,8 @@ fn draw_panel(
             "{}{}: p50 {}, p99 {}",
             result.method,
             if result.ours { " *" } else { "" },
-            format_nanos(result.summary.p50_ns as f64),
-            format_nanos(result.summary.p99_ns as f64)
+            format_nanos(result.summary.lateness.p50_ns as f64),
+            format_nanos(result.summary.lateness.p99_ns as f64)
         );
         chart
             .draw_series(LineSeries::new(points, colour.stroke_width(width)))?

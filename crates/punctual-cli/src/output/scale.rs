@@ -24,15 +24,15 @@ pub fn cells(r: &ScaleResult) -> ScaleCells {
     let ns = |v: u64| format_nanos(v as f64);
     let maybe_ns = |v: Option<u64>| v.map_or("-".to_string(), ns);
     ScaleCells {
-        samples: r.samples.to_string(),
+        samples: r.lateness.samples.to_string(),
         lateness: [
-            ns(r.p50_ns),
-            ns(r.p90_ns),
-            ns(r.p99_ns),
-            ns(r.p999_ns),
-            ns(r.max_ns),
+            ns(r.lateness.p50_ns),
+            ns(r.lateness.p90_ns),
+            ns(r.lateness.p99_ns),
+            ns(r.lateness.p999_ns),
+            ns(r.lateness.max_ns),
         ],
-        early: r.early.to_string(),
+        early: r.lateness.early.to_string(),
         cpu: maybe_ns(r.cpu_ns_per_timer),
         driver_cpu: maybe_ns(r.driver_cpu_ns_per_timer),
         rss: r

@@ -57,24 +57,24 @@ pub struct Cells {
 pub fn cells(r: &MethodResult) -> Cells {
     let s = &r.summary;
     let f = |ns: f64| {
-        if s.samples == 0 {
+        if s.lateness.samples == 0 {
             "-".to_string()
         } else {
             format_nanos(ns)
         }
     };
     Cells {
-        samples: s.samples.to_string(),
+        samples: s.lateness.samples.to_string(),
         lateness: [
-            f(s.min_ns as f64),
-            f(s.mean_ns as f64),
-            f(s.p50_ns as f64),
-            f(s.p90_ns as f64),
-            f(s.p99_ns as f64),
-            f(s.p999_ns as f64),
-            f(s.max_ns as f64),
+            f(s.lateness.min_ns as f64),
+            f(s.lateness.mean_ns as f64),
+            f(s.lateness.p50_ns as f64),
+            f(s.lateness.p90_ns as f64),
+            f(s.lateness.p99_ns as f64),
+            f(s.lateness.p999_ns as f64),
+            f(s.lateness.max_ns as f64),
         ],
-        early: s.early.to_string(),
+        early: s.lateness.early.to_string(),
         missed: s.missed.to_string(),
         cpu_per_wait: f(s.cpu_ns_per_wait as f64),
         cpu_share: format!("{:.1}%", r.cpu_share * 100.0),

@@ -18,6 +18,7 @@ use anyhow::{anyhow, Context};
 use serde::{Deserialize, Serialize};
 
 use super::load::{Load, LoadKind};
+use super::stats::Lateness;
 use super::{Report, RunInfo, RunMode};
 use crate::environment::Environment;
 use crate::output::progress::Progress;
@@ -56,25 +57,10 @@ pub struct ScaleResult {
     pub timers: u64,
     /// Rounds of N timers measured.
     pub rounds: u64,
-    /// Timers measured over all rounds.
-    pub samples: u64,
-    /// Least lateness (the task's clock reading after its await, minus the deadline);
-    /// negative when a timer completed early.
-    pub min_ns: i64,
-    /// Mean lateness, early completions counted as negative.
-    pub mean_ns: i64,
-    /// Median lateness (early completions count as 0 in the percentiles).
-    pub p50_ns: u64,
-    /// 90th percentile of lateness.
-    pub p90_ns: u64,
-    /// 99th percentile of lateness.
-    pub p99_ns: u64,
-    /// 99.9th percentile of lateness.
-    pub p999_ns: u64,
-    /// Greatest lateness.
-    pub max_ns: u64,
-    /// Timers that completed before their deadline.
-    pub early: u64,
+    /// How late the timers of all rounds were: the task's clock reading after its await,
+    /// minus the deadline.
+    #[serde(flatten)]
+    pub lateness: Lateness,
     /// CPU time of the whole process (executor, driver and all) from the moment every
     /// timer was pending until the last completed, per timer.
     pub cpu_ns_per_timer: Option<u64>,
@@ -232,7 +218,7 @@ fn comparisons(scale: &[ScaleResult]) -> Vec<String> {
         let against_self: Vec<String> = rows[1..]
             .iter()
             .map(|r| {
-                let ratio = r.p99_ns as f64 / first.p99_ns.max(1) as f64;
+                let ratio = r.lateness.p99_ns as f64 / first.lateness.p99_ns.max(1) as f64;
                 format!("{ratio:.1}x at {}", r.timers)
             })
             .collect();
@@ -249,7 +235,11 @@ fn comparisons(scale: &[ScaleResult]) -> Vec<String> {
                 let tokio = scale
                     .iter()
                     .find(|t| t.method == "tokio" && t.timers == r.timers)?;
-                Some(format!("{} at {}", share(r.p50_ns, tokio.p50_ns), r.timers))
+                Some(format!(
+                    "{} at {}",
+                    share(r.lateness.p50_ns, tokio.lateness.p50_ns),
+                    r.timers
+                ))
             })
             .collect();
         if !against_tokio.is_empty() {

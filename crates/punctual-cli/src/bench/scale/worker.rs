@@ -96,22 +96,14 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
     let executor_floor = (n >= super::MIN_TIMERS_FOR_RSS)
         .then(|| runtime.block_on(super::floor::executor_floor(n, args.seed)));
     let summary = recorder.summary();
-    let fired = summary.samples.max(1);
+    let fired = summary.lateness.samples.max(1);
     let per_timer = |d: Duration| (d.as_nanos() / u128::from(fired)) as u64;
     Ok(ScaleResult {
         method: args.method.to_string(),
         ours: super::timers::find(args.method).is_some_and(|m| m.ours),
         timers: args.timers,
         rounds,
-        samples: summary.samples,
-        min_ns: summary.min_ns,
-        mean_ns: summary.mean_ns,
-        p50_ns: summary.p50_ns,
-        p90_ns: summary.p90_ns,
-        p99_ns: summary.p99_ns,
-        p999_ns: summary.p999_ns,
-        max_ns: summary.max_ns,
-        early: summary.early,
+        lateness: summary.lateness,
         cpu_ns_per_timer: cpu.map(per_timer),
         driver_cpu_ns_per_timer: driver_cpu.map(per_timer),
         driver_fire_lateness_mean_ns: timer
