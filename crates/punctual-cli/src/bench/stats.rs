@@ -20,6 +20,8 @@ pub struct Recorder {
     histogram: Histogram<u64>,
     count: u64,
     min_ns: i64,
+    /// Exact, where the histogram's top bucket is only good to 3 significant figures.
+    max_ns: u64,
     sum_ns: i128,
     early: u64,
     early_max_ns: u64,
@@ -39,6 +41,7 @@ impl Default for Recorder {
                 .expect("valid histogram bounds"),
             count: 0,
             min_ns: i64::MAX,
+            max_ns: 0,
             sum_ns: 0,
             early: 0,
             early_max_ns: 0,
@@ -60,6 +63,7 @@ impl Recorder {
             self.early_max_ns = self.early_max_ns.max(sample.lateness_ns.unsigned_abs());
         }
         let late = sample.lateness_ns.max(0) as u64;
+        self.max_ns = self.max_ns.max(late);
         self.histogram.saturating_record(late.min(HIGHEST_NS));
     }
 
@@ -86,7 +90,9 @@ impl Recorder {
     }
 
     pub fn summary(&self) -> Summary {
-        let q = |quantile| self.histogram.value_at_quantile(quantile);
+        // A bucket's value is the highest it stands for, which can be past the greatest
+        // sample: no percentile is reported above the exact maximum.
+        let q = |quantile| self.histogram.value_at_quantile(quantile).min(self.max_ns);
         let n = self.count.max(1);
         Summary {
             lateness: Lateness {
@@ -97,7 +103,7 @@ impl Recorder {
                 p90_ns: q(0.9),
                 p99_ns: q(0.99),
                 p999_ns: q(0.999),
-                max_ns: self.histogram.max(),
+                max_ns: self.max_ns,
                 early: self.early,
             },
             early_max_ns: self.early_max_ns,
@@ -165,6 +171,21 @@ mod tests {
             (4, -50, 137, 1, 50)
         );
         assert_eq!((l.p50_ns, l.max_ns, s.cpu_ns_per_wait), (100, 300, 1_000));
+    }
+
+    #[test]
+    fn no_percentile_is_past_the_exact_maximum() {
+        // 3,631,000 ns falls in a histogram bucket that stands for up to 3,631,103 ns.
+        let mut rec = Recorder::default();
+        for lateness_ns in [16_000, 55_000, 3_631_000] {
+            rec.record(Sample {
+                lateness_ns,
+                cpu_ns: 0,
+            });
+        }
+        let l = rec.summary().lateness;
+        assert_eq!((l.p999_ns, l.max_ns), (3_631_000, 3_631_000));
+        assert!(l.p99_ns <= l.max_ns);
     }
 
     #[test]
