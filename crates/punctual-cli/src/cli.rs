@@ -93,6 +93,12 @@ pub struct BenchArgs {
     #[arg(long, value_name = "LIST", value_parser = parse_timer_counts, conflicts_with_all = ["waits", "duration", "warmup", "mode", "phase", "plot"])]
     pub scale: Option<TimerCounts>,
 
+    /// With --scale: at least this many rounds of N timers per method and N, so that a
+    /// run also shows what the first round does not (the executor's memory after many
+    /// tasks, a stall that comes every few seconds).
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "scale", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub rounds: u64,
+
     /// List the methods and exit.
     #[arg(long)]
     pub list_methods: bool,

@@ -70,6 +70,7 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
                 methods,
                 timers: timers.clone(),
                 samples: args.samples.unwrap_or(DEFAULT_SCALE_SAMPLES),
+                rounds: args.rounds,
                 load: args.load,
                 load_threads,
                 mock: args.mock_timer,
@@ -125,6 +126,7 @@ fn scale_worker(method: &str, timers: &[u64], args: &BenchArgs) -> anyhow::Resul
         method: spec.name,
         timers: *timers,
         samples: args.samples.unwrap_or(DEFAULT_SCALE_SAMPLES),
+        rounds: args.rounds,
         seed: args.scale_seed,
     })?;
     println!("{}", serde_json::to_string(&result)?);

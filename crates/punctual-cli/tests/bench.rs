@@ -335,7 +335,9 @@ fn scale_json_has_a_row_per_method_and_count() {
 }
 
 /// A real scale run, small: every method in a process of its own, through the same path as
-/// a full run. Asserts only what always holds: our timers never complete early.
+/// a full run. Asserts only what always holds: our timers never complete early, the rounds
+/// asked for are run, and no stall is longer than the latest timer was late (a stall ends
+/// when some timer overdue through it completes).
 #[test]
 fn a_real_scale_run_measures_each_method_in_a_worker_process() {
     let output = punctual()
@@ -345,6 +347,8 @@ fn a_real_scale_run_measures_each_method_in_a_worker_process() {
             "20",
             "--samples",
             "20",
+            "--rounds",
+            "3",
             "--methods",
             "async,async-spin,tokio",
             "--export-json",
@@ -364,7 +368,9 @@ fn a_real_scale_run_measures_each_method_in_a_worker_process() {
     assert_eq!(methods, ["async", "async-spin", "tokio"]);
     for row in rows {
         assert_eq!(row["timers"], 20);
-        assert!(row["samples"].as_u64().unwrap() >= 20);
+        assert!(row["samples"].as_u64().unwrap() >= 60, "{row}");
+        assert!(row["rounds"].as_u64().unwrap() >= 3, "{row}");
+        assert!(row["longest_stall_ns"].as_u64().unwrap() <= row["max_ns"].as_u64().unwrap());
         if row["ours"] == true {
             assert_eq!(row["early"], 0, "{row}");
             assert!(row["timer_bytes"].as_u64().unwrap() > 0);
@@ -386,6 +392,8 @@ fn bad_scale_arguments_are_clear_errors() {
             "`hybrid` has no scale mode",
         ),
         (&["--scale-worker", "async"], "--scale"),
+        (&["--scale", "1", "--rounds", "0"], "not in 1..=100000"),
+        (&["--rounds", "2"], "--scale"),
     ];
     for (args, message) in cases {
         punctual().arg("bench").args(*args).assert().code(2).stderr(

@@ -108,6 +108,9 @@ pub struct RunInfo {
     /// The numbers of timers pending at once, in scale mode.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timers: Option<Vec<u64>>,
+    /// The fewest rounds per method and N, in scale mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_rounds: Option<u64>,
 }
 
 /// One method at one wait length.
@@ -266,6 +269,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<Report> {
             },
             warmup: options.warmup,
             timers: None,
+            min_rounds: None,
         },
         results,
         scale: Vec::new(),

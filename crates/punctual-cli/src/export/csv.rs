@@ -9,7 +9,7 @@ pub struct CsvExporter;
 
 const HEADER: &str = "method,ours,wait_ns,mode,samples,min_ns,mean_ns,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,early,early_max_ns,missed,cpu_ns_per_wait,cpu_share";
 
-const SCALE_HEADER: &str = "method,ours,timers,rounds,samples,min_ns,mean_ns,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,early,cpu_ns_per_timer,driver_cpu_ns_per_timer,driver_fire_lateness_mean_ns,rss_bytes_per_timer,timer_bytes,setup_overran,executor_floor_ns_per_task";
+const SCALE_HEADER: &str = "method,ours,timers,rounds,samples,min_ns,mean_ns,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,early,longest_stall_ns,stalls,cpu_ns_per_timer,driver_cpu_ns_per_timer,driver_fire_lateness_mean_ns,driver_fire_lateness_max_ns,rss_bytes_per_timer,timer_bytes,setup_overran,executor_floor_ns_per_task,allocator";
 
 /// A field that may be unknown: empty when it is.
 fn maybe<T: ToString>(value: Option<T>) -> String {
@@ -31,19 +31,23 @@ fn scale(report: &Report) -> anyhow::Result<Vec<u8>> {
     for r in &report.scale {
         writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             r.method,
             r.ours,
             r.timers,
             r.rounds,
             lateness(&r.lateness),
+            r.stalls.longest_stall_ns,
+            r.stalls.stalls,
             maybe(r.cpu_ns_per_timer),
             maybe(r.driver_cpu_ns_per_timer),
             maybe(r.driver_fire_lateness_mean_ns),
+            maybe(r.driver_fire_lateness_max_ns),
             maybe(r.rss_bytes_per_timer),
             r.timer_bytes,
             r.setup_overran,
             maybe(r.executor_floor_ns_per_task),
+            maybe(r.allocator.as_deref()),
         )?;
     }
     Ok(out.into_bytes())

@@ -13,8 +13,8 @@ pub struct MarkdownExporter;
 /// The scale mode's table, then its notes.
 fn scale(report: &Report, out: &mut String) -> anyhow::Result<()> {
     writeln!(out, "\n### {}\n", output::scale::describe(report))?;
-    out.push_str("| timers | method | samples | p50 | p90 | p99 | p99.9 | max | early | cpu/timer | driver cpu/timer | rss/task | timer |\n");
-    out.push_str("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    out.push_str("| timers | method | samples | p50 | p90 | p99 | p99.9 | max | longest stall | early | cpu/timer | driver cpu/timer | rss/task | timer |\n");
+    out.push_str("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for r in &report.scale {
         let name = if r.ours {
             format!("**{}**", r.method)
@@ -24,10 +24,11 @@ fn scale(report: &Report, out: &mut String) -> anyhow::Result<()> {
         let c = output::scale::cells(r);
         writeln!(
             out,
-            "| {} | {name} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {name} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.timers,
             c.samples,
             c.lateness.join(" | "),
+            c.stall,
             c.early,
             c.cpu,
             c.driver_cpu,

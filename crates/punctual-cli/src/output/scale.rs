@@ -13,6 +13,8 @@ pub struct ScaleCells {
     pub samples: String,
     /// p50, p90, p99, p99.9, max.
     pub lateness: [String; 5],
+    /// The longest stall (see `bench::scale::stall`).
+    pub stall: String,
     pub early: String,
     pub cpu: String,
     pub driver_cpu: String,
@@ -32,6 +34,7 @@ pub fn cells(r: &ScaleResult) -> ScaleCells {
             ns(r.lateness.p999_ns),
             ns(r.lateness.max_ns),
         ],
+        stall: ns(r.stalls.longest_stall_ns),
         early: r.lateness.early.to_string(),
         cpu: maybe_ns(r.cpu_ns_per_timer),
         driver_cpu: maybe_ns(r.driver_cpu_ns_per_timer),
@@ -49,10 +52,14 @@ pub fn describe(report: &Report) -> String {
         n => format!("{n} load threads at {} priority", report.run.load.name()),
     };
     format!(
-        "scale mode: N timers pending at once, deadlines uniform over {} to {} ahead, one tokio current-thread task each, the executor kept busy until the deadlines start; at least {} timers per method and N; each method and N in a process of its own; {load}",
+        "scale mode: N timers pending at once, deadlines uniform over {} to {} ahead, one tokio current-thread task each, the executor kept busy until the deadlines start; at least {} timers and {} per method and N; each method and N in a process of its own; {load}",
         format_duration(FIRST_DEADLINE),
         format_duration(FIRST_DEADLINE + SPREAD),
         report.run.samples_per_method.unwrap_or(0),
+        match report.run.min_rounds.unwrap_or(1) {
+            1 => "1 round".to_string(),
+            n => format!("{n} rounds"),
+        },
     )
 }
 
@@ -65,7 +72,7 @@ pub fn render(report: &Report) -> String {
     );
     let _ = writeln!(
         out,
-        "  {:>9} {:<12} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9} {:>8} {:>8}",
+        "  {:>9} {:<12} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9} {:>8} {:>8}",
         "timers",
         "method",
         "samples",
@@ -74,6 +81,7 @@ pub fn render(report: &Report) -> String {
         "p99",
         "p99.9",
         "max",
+        "stall",
         "early",
         "cpu",
         "drv cpu",
@@ -93,11 +101,11 @@ pub fn render(report: &Report) -> String {
         }
         let _ = writeln!(
             out,
-            " {:>6} {:>9} {:>9} {:>8} {:>8}",
-            c.early, c.cpu, c.driver_cpu, c.rss, c.timer_bytes
+            " {:>9} {:>6} {:>9} {:>9} {:>8} {:>8}",
+            c.stall, c.early, c.cpu, c.driver_cpu, c.rss, c.timer_bytes
         );
     }
-    out.push_str("\n  * punctual's own methods. cpu: the whole process while the timers were pending, per timer; drv cpu: the timer thread's (punctual's driver; tokio's wheel runs on the executor), per timer; rss: resident memory grown per pending task, task and timer; timer: the timer's own bytes (punctual: Sleep plus its share of the driver's storage; tokio: its Sleep).\n");
+    out.push_str("\n  * punctual's own methods. stall: the longest stretch with a timer overdue and none completing; cpu: the whole process while the timers were pending, per timer; drv cpu: the timer thread's (punctual's driver; tokio's wheel runs on the executor), per timer; rss: resident memory grown per pending task, task and timer; timer: the timer's own bytes (punctual: Sleep plus its share of the driver's storage; tokio: its Sleep).\n");
     for note in &report.notes {
         let _ = writeln!(out, "  note: {note}");
     }

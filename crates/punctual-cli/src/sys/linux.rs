@@ -214,6 +214,20 @@ impl Platform for Os {
         proc_stat_times(&stat, clock_ticks()?)
     }
 
+    /// glibc keeps freed blocks of up to 128 bytes in "fastbins" and merges them only when
+    /// a later free builds a block of 64 KiB: then it walks every one of them at once. A
+    /// tokio task is allocated with `posix_memalign`, whose trimmings are such small
+    /// blocks, so once 100,000 tasks have completed that walk stalled the executor for
+    /// 5 ms, near the end of every round from the third on (perf showed
+    /// `malloc_consolidate` under `free`). Without fastbins each free merges as it goes.
+    #[cfg(target_env = "gnu")]
+    fn steady_allocator() -> Option<&'static str> {
+        // SAFETY: mallopt only changes the allocator's parameters (mallopt(3)); M_MXFAST
+        // with 0 turns fastbins off, and 1 means it was accepted.
+        let done = unsafe { libc::mallopt(libc::M_MXFAST, 0) } == 1;
+        done.then_some("glibc fastbins off (mallopt M_MXFAST 0)")
+    }
+
     fn catch_interrupt() -> bool {
         unix::catch_interrupt()
     }

@@ -2,16 +2,19 @@
 //! model per method whose lateness grows with N as a backlog would, so the CLI tests see
 //! the same table every run.
 
+use super::stall::Stalls;
 use super::timers::ScaleSpec;
 use super::worker::WorkerArgs;
-use super::{ScaleResult, MIN_TIMERS_FOR_RSS};
+use super::{ScaleResult, MIN_TIMERS_FOR_RSS, SPREAD};
 use crate::bench::stats::{Recorder, Sample};
 use crate::rng::Rng;
 
 /// `base + U[0, jitter)`, plus up to `queue_ps` picoseconds per pending timer, plus `tail`
-/// on every 97th timer.
+/// on every 97th timer; from 1,000 timers up, the first round stalls for `pause` in its
+/// middle: the timers due then complete when it ends.
 struct Profile {
     base_ns: u64,
+    pause_ns: u64,
     jitter_ns: u64,
     queue_ps: u64,
     tail_ns: u64,
@@ -25,6 +28,7 @@ fn profile(name: &str) -> Profile {
     match name {
         "async" => Profile {
             base_ns: 22_000,
+            pause_ns: 1_500_000,
             jitter_ns: 8_000,
             queue_ps: 900,
             tail_ns: 60_000,
@@ -35,6 +39,7 @@ fn profile(name: &str) -> Profile {
         },
         "async-spin" => Profile {
             base_ns: 150,
+            pause_ns: 0,
             jitter_ns: 100,
             queue_ps: 1_500,
             tail_ns: 30_000,
@@ -45,6 +50,7 @@ fn profile(name: &str) -> Profile {
         },
         _ => Profile {
             base_ns: 1_000_000,
+            pause_ns: 0,
             jitter_ns: 60_000,
             queue_ps: 500,
             tail_ns: 900_000,
@@ -59,18 +65,35 @@ fn profile(name: &str) -> Profile {
 pub fn measure(spec: &ScaleSpec, args: &WorkerArgs) -> ScaleResult {
     let p = profile(spec.name);
     let mut rng = Rng::new(args.seed ^ spec.name.len() as u64);
-    let rounds = args.samples.div_ceil(args.timers).max(1);
+    let rounds = args.samples.div_ceil(args.timers).max(args.rounds).max(1);
     let mut recorder = Recorder::default();
     let queue_ns = args.timers * p.queue_ps / 1000;
-    for k in 1..=rounds * args.timers {
-        let mut late = p.base_ns + rng.below(p.jitter_ns) + rng.below(queue_ns);
-        if k % 97 == 0 {
-            late += p.tail_ns;
+    let mut stalls = Stalls::default();
+    // Deadlines evenly spread over each round, so the stalls are those of the model.
+    let spacing_ns = SPREAD.as_nanos() as u64 / args.timers;
+    let deadlines_ns: Vec<u64> = (0..args.timers).map(|i| i * spacing_ns).collect();
+    let pause_from = SPREAD.as_nanos() as u64 / 2;
+    let pause = pause_from..pause_from + p.pause_ns;
+    let mut k = 0u64;
+    for round in 0..rounds {
+        let mut late_ns = Vec::with_capacity(deadlines_ns.len());
+        for &deadline in &deadlines_ns {
+            k += 1;
+            let mut late = p.base_ns + rng.below(p.jitter_ns) + rng.below(queue_ns);
+            if k % 97 == 0 {
+                late += p.tail_ns;
+            }
+            if round == 0 && args.timers as usize >= MIN_TIMERS_FOR_RSS && pause.contains(&deadline)
+            {
+                late = late.max(pause.end - deadline + p.base_ns);
+            }
+            recorder.record(Sample {
+                lateness_ns: late as i64,
+                cpu_ns: 0,
+            });
+            late_ns.push(late as i64);
         }
-        recorder.record(Sample {
-            lateness_ns: late as i64,
-            cpu_ns: 0,
-        });
+        stalls.merge(Stalls::of_round(&deadlines_ns, &late_ns));
     }
     let s = recorder.summary();
     ScaleResult {
@@ -82,9 +105,12 @@ pub fn measure(spec: &ScaleSpec, args: &WorkerArgs) -> ScaleResult {
         cpu_ns_per_timer: Some(p.cpu_ns),
         driver_cpu_ns_per_timer: p.driver_cpu_ns,
         driver_fire_lateness_mean_ns: p.driver_cpu_ns.map(|_| p.base_ns * 3 / 4),
+        driver_fire_lateness_max_ns: p.driver_cpu_ns.map(|_| p.base_ns + p.jitter_ns),
+        stalls,
         rss_bytes_per_timer: (args.timers as usize >= MIN_TIMERS_FOR_RSS).then_some(p.rss_bytes),
         timer_bytes: p.timer_bytes,
         setup_overran: 0,
         executor_floor_ns_per_task: (args.timers as usize >= MIN_TIMERS_FOR_RSS).then_some(650),
+        allocator: None,
     }
 }

@@ -8,6 +8,7 @@
 
 mod floor;
 mod mock;
+pub mod stall;
 pub mod timers;
 pub mod worker;
 
@@ -41,6 +42,8 @@ pub struct ScaleOptions {
     pub timers: Vec<u64>,
     /// At least this many timers per method and N: rounds repeat until they have fired.
     pub samples: u64,
+    /// At least this many rounds per method and N.
+    pub rounds: u64,
     pub load: LoadKind,
     pub load_threads: usize,
     pub mock: bool,
@@ -69,6 +72,12 @@ pub struct ScaleResult {
     pub driver_cpu_ns_per_timer: Option<u64>,
     /// How late the driver thread fired the timers, on average, before any executor's delay.
     pub driver_fire_lateness_mean_ns: Option<u64>,
+    /// How late the driver thread fired its latest timer: beside a stall, it tells whether
+    /// the driver was held up or the executor.
+    pub driver_fire_lateness_max_ns: Option<u64>,
+    /// Stretches with a timer overdue and none completing, over all rounds.
+    #[serde(flatten)]
+    pub stalls: stall::Stalls,
     /// Resident memory grown while setting up the first round, per pending timer: the task,
     /// its timer and their share of the executor's and the timer's structures. From 1,000
     /// timers up, where the OS reports it (Linux, Windows).
@@ -83,6 +92,9 @@ pub struct ScaleResult {
     /// tasks, in the order of the same deadlines, woken all at once from another thread,
     /// with no timer at all.
     pub executor_floor_ns_per_task: Option<u64>,
+    /// What the worker changed in the C allocator before measuring (see
+    /// `Platform::steady_allocator`).
+    pub allocator: Option<String>,
 }
 
 /// Runs the scale mode: every method at every N, each in a worker process.
@@ -113,6 +125,7 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
                 method: spec.name,
                 timers,
                 samples: options.samples,
+                rounds: options.rounds,
                 seed,
             };
             let result = if options.mock {
@@ -133,6 +146,16 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
     }
     progress.finish();
     drop(load);
+    let mut allocators: Vec<&str> = scale
+        .iter()
+        .filter_map(|r| r.allocator.as_deref())
+        .collect();
+    allocators.dedup();
+    for allocator in allocators {
+        notes.push(format!(
+            "the workers' allocator: {allocator}, so that freeing completed tasks never stalls the executor in one long merge"
+        ));
+    }
     notes.extend(comparisons(&scale));
     Ok(Report {
         environment,
@@ -149,6 +172,7 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
             duration_per_method_ns: None,
             warmup: 0,
             timers: Some(options.timers.clone()),
+            min_rounds: Some(options.rounds),
         },
         results: Vec::new(),
         scale,
@@ -165,6 +189,7 @@ fn in_worker_process(args: &worker::WorkerArgs) -> anyhow::Result<ScaleResult> {
         .args(["bench", "--scale-worker", args.method])
         .args(["--scale", &args.timers.to_string()])
         .args(["--samples", &args.samples.to_string()])
+        .args(["--rounds", &args.rounds.to_string()])
         .args(["--scale-seed", &args.seed.to_string()])
         .output()
         .with_context(|| format!("starting a scale worker ({})", exe.display()))?;
@@ -229,6 +254,11 @@ fn comparisons(scale: &[ScaleResult]) -> Vec<String> {
                 against_self.join(", ")
             ));
         }
+        for r in &rows[1..] {
+            if r.lateness.p99_ns > 2 * first.lateness.p99_ns.max(1) && r.stalls.stalls > 0 {
+                lines.push(stalled(r));
+            }
+        }
         let against_tokio: Vec<String> = rows
             .iter()
             .filter_map(|r| {
@@ -250,6 +280,37 @@ fn comparisons(scale: &[ScaleResult]) -> Vec<String> {
         }
     }
     lines
+}
+
+/// Why a p99 may have grown with N: the stalls of the run, and whose they were.
+fn stalled(r: &ScaleResult) -> String {
+    let longest = r.stalls.longest_stall_ns;
+    let per_ms = r.timers as f64 / SPREAD.as_secs_f64() / 1e3;
+    let share = per_ms * longest as f64 / 1e6 / r.timers.max(1) as f64 * 100.0;
+    let whose = match r.driver_fire_lateness_max_ns {
+        Some(fired) if fired < longest / 4 => format!(
+            "the driver fired every timer within {} of its deadline, so the executor's thread was the one held up",
+            format_nanos(fired as f64)
+        ),
+        Some(fired) => format!(
+            "the driver itself fired a timer {} late",
+            format_nanos(fired as f64)
+        ),
+        None => String::new(),
+    };
+    let whose = if whose.is_empty() {
+        whose
+    } else {
+        format!("; {whose}")
+    };
+    format!(
+        "{} at {} timers: {} stall(s) of {} or more with a timer overdue and none completing, the longest {}; at {per_ms:.0} timers/ms, {share:.1}% of a round's timers fall due in a stall that long{whose}",
+        r.method,
+        r.timers,
+        r.stalls.stalls,
+        format_nanos(stall::COUNTED_FROM_NS as f64),
+        format_nanos(longest as f64),
+    )
 }
 
 /// `ours` as a share of `theirs`: `1/40` when smaller, `1.5x` when larger.

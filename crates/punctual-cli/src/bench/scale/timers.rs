@@ -26,10 +26,18 @@ pub trait ScaleTimer: Clone + Send + Sync + 'static {
     /// Bytes per pending timer by the library's own accounting, read while all are pending.
     fn timer_bytes(&self) -> u64;
 
-    /// Timers fired and their total fire lateness, where a driver thread fires them.
-    fn fired(&self) -> Option<(u64, Duration)> {
+    /// How late a driver thread fired the timers, where one fires them.
+    fn fired(&self) -> Option<Fired> {
         None
     }
+}
+
+/// How late a driver thread fired its timers, before any executor's delay.
+#[derive(Debug, Clone, Copy)]
+pub struct Fired {
+    pub wakes: u64,
+    pub late_total: Duration,
+    pub late_max: Duration,
 }
 
 /// punctual's futures on a private driver, so its thread's CPU is the method's alone.
@@ -61,9 +69,13 @@ impl ScaleTimer for PunctualTimer {
         (size_of::<punctual::future::Sleep>() + self.0.allocated_bytes() / pending) as u64
     }
 
-    fn fired(&self) -> Option<(u64, Duration)> {
+    fn fired(&self) -> Option<Fired> {
         let stats = self.0.stats();
-        Some((stats.wakes, stats.fire_lateness_total))
+        Some(Fired {
+            wakes: stats.wakes,
+            late_total: stats.fire_lateness_total,
+            late_max: stats.fire_lateness_max,
+        })
     }
 }
 

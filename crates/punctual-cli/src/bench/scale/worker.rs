@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
+use super::stall::Stalls;
 use super::timers::{ScaleTimer, SCALE_METHODS};
 use super::{ScaleResult, FIRST_DEADLINE, SPREAD};
 use crate::bench::stats::{Recorder, Sample};
@@ -23,6 +24,8 @@ pub struct WorkerArgs {
     pub method: &'static str,
     pub timers: u64,
     pub samples: u64,
+    /// Rounds to run at least.
+    pub rounds: u64,
     pub seed: u64,
 }
 
@@ -38,7 +41,10 @@ pub fn run(args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
         .iter()
         .find(|m| m.name == args.method)
         .ok_or_else(|| anyhow::anyhow!("no scale method `{}`", args.method))?;
-    (spec.measure)(args)
+    let allocator = sys::Os::steady_allocator();
+    let mut result = (spec.measure)(args)?;
+    result.allocator = allocator.map(str::to_string);
+    Ok(result)
 }
 
 /// What the tasks of one round share.
@@ -52,6 +58,7 @@ struct Tally {
 /// One round's findings besides the lateness.
 struct Round {
     late_ns: Vec<i64>,
+    stalls: Stalls,
     cpu: Option<Duration>,
     rss_growth: Option<i64>,
     timer_bytes: u64,
@@ -67,10 +74,11 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
     let mut recorder = Recorder::default();
     let mut rounds = 0u64;
     let mut overran = 0u64;
+    let mut stalls = Stalls::default();
     let mut cpu = Some(Duration::ZERO);
     let (mut rss_growth, mut timer_bytes) = (None, 0);
     let driver_before = timer.driver_cpu();
-    while rounds == 0 || recorder.count() < args.samples {
+    while rounds < args.rounds.max(1) || recorder.count() < args.samples {
         let round = runtime.block_on(round(&timer, n, &mut rng));
         for &lateness_ns in &round.late_ns {
             recorder.record(Sample {
@@ -79,6 +87,7 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
             });
         }
         cpu = cpu.zip(round.cpu).map(|(a, b)| a + b);
+        stalls.merge(round.stalls);
         if rounds == 0 {
             // Later rounds reuse the memory the first one gave back to the allocator.
             rss_growth = round.rss_growth;
@@ -108,14 +117,20 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
         driver_cpu_ns_per_timer: driver_cpu.map(per_timer),
         driver_fire_lateness_mean_ns: timer
             .fired()
-            .filter(|(wakes, _)| *wakes > 0)
-            .map(|(wakes, total)| (total.as_nanos() / u128::from(wakes)) as u64),
+            .filter(|fired| fired.wakes > 0)
+            .map(|fired| (fired.late_total.as_nanos() / u128::from(fired.wakes)) as u64),
+        driver_fire_lateness_max_ns: timer
+            .fired()
+            .filter(|fired| fired.wakes > 0)
+            .map(|fired| fired.late_max.as_nanos() as u64),
+        stalls,
         rss_bytes_per_timer: rss_growth
             .filter(|_| n >= super::MIN_TIMERS_FOR_RSS)
             .map(|g| g / n as i64),
         timer_bytes,
         setup_overran: overran,
         executor_floor_ns_per_task: executor_floor.map(|d| d.as_nanos() as u64),
+        allocator: None,
     })
 }
 
@@ -129,8 +144,11 @@ async fn round<T: ScaleTimer>(timer: &T, n: usize, rng: &mut Rng) -> Round {
     let spread_ns = SPREAD.as_nanos() as u64;
     let rss_before = sys::Os::resident_bytes();
     let base = Instant::now() + lead(n);
+    let mut deadlines_ns = Vec::with_capacity(n);
     for i in 0..n {
-        let deadline = base + FIRST_DEADLINE + Duration::from_nanos(rng.below(spread_ns));
+        let offset_ns = rng.below(spread_ns);
+        deadlines_ns.push(offset_ns);
+        let deadline = base + FIRST_DEADLINE + Duration::from_nanos(offset_ns);
         let (timer, tally) = (timer.clone(), Arc::clone(&tally));
         tokio::spawn(async move {
             let sleep = timer.sleep_until(deadline);
@@ -166,8 +184,10 @@ async fn round<T: ScaleTimer>(timer: &T, n: usize, rng: &mut Rng) -> Round {
     let cpu = sys::Os::process_cpu_time()
         .zip(cpu_before)
         .map(|(after, before)| after.saturating_sub(before));
+    let late_ns: Vec<i64> = tally.late_ns.iter().map(|l| l.load(Relaxed)).collect();
     Round {
-        late_ns: tally.late_ns.iter().map(|l| l.load(Relaxed)).collect(),
+        stalls: Stalls::of_round(&deadlines_ns, &late_ns),
+        late_ns,
         cpu,
         rss_growth,
         timer_bytes,
