@@ -2,11 +2,10 @@
 //! model per method whose lateness grows with N as a backlog would, so the CLI tests see
 //! the same table every run.
 
-use super::stall::Stalls;
+use super::rounds::Rounds;
 use super::timers::ScaleSpec;
 use super::worker::WorkerArgs;
 use super::{ScaleResult, MIN_TIMERS_FOR_RSS, SPREAD};
-use crate::bench::stats::{Recorder, Sample};
 use crate::rng::Rng;
 
 /// `base + U[0, jitter)`, plus up to `queue_ps` picoseconds per pending timer, plus `tail`
@@ -66,9 +65,8 @@ pub fn measure(spec: &ScaleSpec, args: &WorkerArgs) -> ScaleResult {
     let p = profile(spec.name);
     let mut rng = Rng::new(args.seed ^ spec.name.len() as u64);
     let rounds = args.samples.div_ceil(args.timers).max(args.rounds).max(1);
-    let mut recorder = Recorder::default();
+    let mut all = Rounds::default();
     let queue_ns = args.timers * p.queue_ps / 1000;
-    let mut stalls = Stalls::default();
     // Deadlines evenly spread over each round, so the stalls are those of the model.
     let spacing_ns = SPREAD.as_nanos() as u64 / args.timers;
     let deadlines_ns: Vec<u64> = (0..args.timers).map(|i| i * spacing_ns).collect();
@@ -87,15 +85,11 @@ pub fn measure(spec: &ScaleSpec, args: &WorkerArgs) -> ScaleResult {
             {
                 late = late.max(pause.end - deadline + p.base_ns);
             }
-            recorder.record(Sample {
-                lateness_ns: late as i64,
-                cpu_ns: 0,
-            });
             late_ns.push(late as i64);
         }
-        stalls.merge(Stalls::of_round(&deadlines_ns, &late_ns));
+        all.add(&deadlines_ns, &late_ns);
     }
-    let s = recorder.summary();
+    let s = all.recorder.summary();
     ScaleResult {
         method: spec.name.to_string(),
         ours: spec.ours,
@@ -106,7 +100,8 @@ pub fn measure(spec: &ScaleSpec, args: &WorkerArgs) -> ScaleResult {
         driver_cpu_ns_per_timer: p.driver_cpu_ns,
         driver_fire_lateness_mean_ns: p.driver_cpu_ns.map(|_| p.base_ns * 3 / 4),
         driver_fire_lateness_max_ns: p.driver_cpu_ns.map(|_| p.base_ns + p.jitter_ns),
-        stalls,
+        stalls: all.stalls,
+        by_round: all.by_round,
         rss_bytes_per_timer: (args.timers as usize >= MIN_TIMERS_FOR_RSS).then_some(p.rss_bytes),
         timer_bytes: p.timer_bytes,
         setup_overran: 0,

@@ -8,6 +8,7 @@
 
 mod floor;
 mod mock;
+mod rounds;
 pub mod stall;
 pub mod timers;
 pub mod worker;
@@ -78,6 +79,10 @@ pub struct ScaleResult {
     /// Stretches with a timer overdue and none completing, over all rounds.
     #[serde(flatten)]
     pub stalls: stall::Stalls,
+    /// Each round on its own, from 1,000 timers up: whether one round's stall made the
+    /// run's p99, or every round's timers did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_round: Vec<RoundSummary>,
     /// Resident memory grown while setting up the first round, per pending timer: the task,
     /// its timer and their share of the executor's and the timer's structures. From 1,000
     /// timers up, where the OS reports it (Linux, Windows).
@@ -95,6 +100,14 @@ pub struct ScaleResult {
     /// What the worker changed in the C allocator before measuring (see
     /// `Platform::steady_allocator`).
     pub allocator: Option<String>,
+}
+
+/// One round of N timers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundSummary {
+    pub p99_ns: u64,
+    pub max_ns: u64,
+    pub longest_stall_ns: u64,
 }
 
 /// Runs the scale mode: every method at every N, each in a worker process.

@@ -11,10 +11,9 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use super::stall::Stalls;
+use super::rounds::Rounds;
 use super::timers::{ScaleTimer, SCALE_METHODS};
 use super::{ScaleResult, FIRST_DEADLINE, SPREAD};
-use crate::bench::stats::{Recorder, Sample};
 use crate::rng::Rng;
 use crate::sys::{self, Platform};
 
@@ -58,7 +57,7 @@ struct Tally {
 /// One round's findings besides the lateness.
 struct Round {
     late_ns: Vec<i64>,
-    stalls: Stalls,
+    deadlines_ns: Vec<u64>,
     cpu: Option<Duration>,
     rss_growth: Option<i64>,
     timer_bytes: u64,
@@ -71,30 +70,21 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
         .build()?;
     let n = usize::try_from(args.timers)?;
     let mut rng = Rng::new(args.seed);
-    let mut recorder = Recorder::default();
-    let mut rounds = 0u64;
+    let mut all = Rounds::default();
     let mut overran = 0u64;
-    let mut stalls = Stalls::default();
     let mut cpu = Some(Duration::ZERO);
     let (mut rss_growth, mut timer_bytes) = (None, 0);
     let driver_before = timer.driver_cpu();
-    while rounds < args.rounds.max(1) || recorder.count() < args.samples {
+    while all.count < args.rounds.max(1) || all.recorder.count() < args.samples {
         let round = runtime.block_on(round(&timer, n, &mut rng));
-        for &lateness_ns in &round.late_ns {
-            recorder.record(Sample {
-                lateness_ns,
-                cpu_ns: 0,
-            });
-        }
+        all.add(&round.deadlines_ns, &round.late_ns);
         cpu = cpu.zip(round.cpu).map(|(a, b)| a + b);
-        stalls.merge(round.stalls);
-        if rounds == 0 {
+        if all.count == 1 {
             // Later rounds reuse the memory the first one gave back to the allocator.
             rss_growth = round.rss_growth;
             timer_bytes = round.timer_bytes;
         }
         overran += u64::from(round.overran);
-        rounds += 1;
     }
     // The driver publishes its CPU time once it has no timers left.
     std::thread::sleep(Duration::from_millis(2));
@@ -104,14 +94,14 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
         .map(|(after, before)| after.saturating_sub(before));
     let executor_floor = (n >= super::MIN_TIMERS_FOR_RSS)
         .then(|| runtime.block_on(super::floor::executor_floor(n, args.seed)));
-    let summary = recorder.summary();
+    let summary = all.recorder.summary();
     let fired = summary.lateness.samples.max(1);
     let per_timer = |d: Duration| (d.as_nanos() / u128::from(fired)) as u64;
     Ok(ScaleResult {
         method: args.method.to_string(),
         ours: super::timers::find(args.method).is_some_and(|m| m.ours),
         timers: args.timers,
-        rounds,
+        rounds: all.count,
         lateness: summary.lateness,
         cpu_ns_per_timer: cpu.map(per_timer),
         driver_cpu_ns_per_timer: driver_cpu.map(per_timer),
@@ -123,7 +113,8 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
             .fired()
             .filter(|fired| fired.wakes > 0)
             .map(|fired| fired.late_max.as_nanos() as u64),
-        stalls,
+        stalls: all.stalls,
+        by_round: all.by_round,
         rss_bytes_per_timer: rss_growth
             .filter(|_| n >= super::MIN_TIMERS_FOR_RSS)
             .map(|g| g / n as i64),
@@ -186,7 +177,7 @@ async fn round<T: ScaleTimer>(timer: &T, n: usize, rng: &mut Rng) -> Round {
         .map(|(after, before)| after.saturating_sub(before));
     let late_ns: Vec<i64> = tally.late_ns.iter().map(|l| l.load(Relaxed)).collect();
     Round {
-        stalls: Stalls::of_round(&deadlines_ns, &late_ns),
+        deadlines_ns,
         late_ns,
         cpu,
         rss_growth,
