@@ -161,11 +161,7 @@ impl Platform for Os {
             .as_ref()
             .map(|u| u.version.clone())
             .unwrap_or_default();
-        let preemption = ["PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT"]
-            .into_iter()
-            .find(|model| version.split_whitespace().any(|w| w == *model))
-            .map(str::to_string)
-            .or_else(|| Some("none (server)".to_string()));
+        let preemption = preemption(&version);
         let realtime = read("/sys/kernel/realtime")
             .map(|v| v == "1")
             .unwrap_or(false)
@@ -233,6 +229,72 @@ impl Platform for Os {
     }
 }
 
+/// The kernel's preemption model, as in effect: with PREEMPT_DYNAMIC the build only sets a
+/// default, which `preempt=` on the command line or debugfs can change. It matters here
+/// because under "none" a thread running in the kernel keeps its CPU until it yields,
+/// whatever the priority of the thread waiting for that CPU.
+fn preemption(version: &str) -> Option<String> {
+    let built = ["PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT"]
+        .into_iter()
+        .find(|model| version.split_whitespace().any(|w| w == *model));
+    match built {
+        Some("PREEMPT_DYNAMIC") => {}
+        Some(model) => return Some(model.to_string()),
+        None => return Some("none (server)".to_string()),
+    }
+    let dynamic = |mode: &str, from: &str| Some(format!("{mode} (PREEMPT_DYNAMIC, {from})"));
+    // debugfs lists the modes with the current one in parentheses: "none (voluntary) full".
+    if let Some(modes) = read("/sys/kernel/debug/sched/preempt") {
+        if let Some(mode) = modes
+            .split_whitespace()
+            .find_map(|m| m.strip_prefix('(')?.strip_suffix(')'))
+        {
+            return dynamic(mode, "set at run time");
+        }
+    }
+    let cmdline = read("/proc/cmdline").unwrap_or_default();
+    if let Some(mode) = cmdline
+        .split_whitespace()
+        .find_map(|arg| arg.strip_prefix("preempt="))
+    {
+        return dynamic(mode, "from preempt= at boot");
+    }
+    match kernel_config().as_deref().and_then(preemption_default) {
+        Some(mode) => dynamic(mode, "the build's default"),
+        None => Some("PREEMPT_DYNAMIC".to_string()),
+    }
+}
+
+/// The running kernel's build configuration: `/proc/config.gz`, or the distribution's copy
+/// in `/boot`.
+fn kernel_config() -> Option<String> {
+    use std::io::Read;
+    if let Ok(file) = fs::File::open("/proc/config.gz") {
+        let mut text = String::new();
+        if flate2::read::GzDecoder::new(file)
+            .read_to_string(&mut text)
+            .is_ok()
+        {
+            return Some(text);
+        }
+    }
+    let release = unix::uname()?.release;
+    fs::read_to_string(format!("/boot/config-{release}")).ok()
+}
+
+/// The preemption model a kernel configuration starts in.
+fn preemption_default(config: &str) -> Option<&'static str> {
+    [
+        ("CONFIG_PREEMPT_NONE=y", "none"),
+        ("CONFIG_PREEMPT_VOLUNTARY=y", "voluntary"),
+        ("CONFIG_PREEMPT_LAZY=y", "lazy"),
+        ("CONFIG_PREEMPT=y", "full"),
+    ]
+    .into_iter()
+    .find(|(line, _)| config.lines().any(|l| l == *line))
+    .map(|(_, mode)| mode)
+}
+
 fn clock_ticks() -> Option<u64> {
     // SAFETY: sysconf has no preconditions; -1 means unknown (sysconf(3)).
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
@@ -262,6 +324,15 @@ fn proc_stat_times(stat: &str, ticks_per_second: u64) -> Option<CpuTimes> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_build_default_preemption_model_is_read_from_the_config() {
+        let config = "# comment\nCONFIG_PREEMPT_BUILD=y\nCONFIG_PREEMPT_NONE=y\n# CONFIG_PREEMPT is not set\nCONFIG_PREEMPT_DYNAMIC=y\n";
+        assert_eq!(preemption_default(config), Some("none"));
+        let config = "CONFIG_PREEMPT_BUILD=y\nCONFIG_PREEMPT=y\nCONFIG_PREEMPT_DYNAMIC=y\n";
+        assert_eq!(preemption_default(config), Some("full"));
+        assert_eq!(preemption_default("CONFIG_PREEMPT_RCU=y\n"), None);
+    }
 
     #[test]
     fn proc_stat_counts_interrupts_and_steal_as_busy() {
