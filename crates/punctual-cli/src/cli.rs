@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::bench::load::LoadKind;
 use crate::bench::method::{self, MethodSpec, METHODS};
+use crate::bench::scale::timers as scale_timers;
 use crate::bench::{Mode, Phase};
 use crate::units;
 use punctual::Strategy;
@@ -32,7 +33,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Methods to compare, comma-separated, or `all` (see --list-methods). With --scale:
-    /// async, async-spin and tokio.
+    /// async, async-rt, async-spin and tokio.
     #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_methods)]
     pub methods: MethodList,
 
@@ -226,6 +227,8 @@ pub enum CpuList {
 #[derive(Debug, Clone)]
 pub struct MethodList {
     pub specs: Vec<&'static MethodSpec>,
+    /// Methods only the scale mode has (e.g. `async-rt`), as named.
+    pub scale_only: Vec<&'static str>,
     /// `all` was asked for (the default): the scale mode then takes all of its own.
     pub all: bool,
 }
@@ -239,24 +242,37 @@ fn parse_methods(text: &str) -> Result<MethodList, String> {
     if text.trim() == "all" {
         return Ok(MethodList {
             specs: METHODS.iter().collect(),
+            scale_only: Vec::new(),
             all: true,
         });
     }
     let mut chosen = Vec::new();
+    let mut scale_only = Vec::new();
     for name in text.split(',').map(str::trim) {
-        let spec = method::find(name).ok_or_else(|| {
-            format!(
-                "unknown method `{name}` (known: {}, or all)",
-                method::names()
-            )
-        })?;
-        if !chosen.iter().any(|c: &&MethodSpec| c.name == spec.name) {
-            chosen.push(spec);
+        match (method::find(name), scale_timers::find(name)) {
+            (Some(spec), _) => {
+                if !chosen.iter().any(|c: &&MethodSpec| c.name == spec.name) {
+                    chosen.push(spec);
+                }
+            }
+            (None, Some(scale)) => {
+                if !scale_only.contains(&scale.name) {
+                    scale_only.push(scale.name);
+                }
+            }
+            (None, None) => {
+                return Err(format!(
+                    "unknown method `{name}` (known: {}; with --scale also {}; or all)",
+                    method::names(),
+                    scale_timers::scale_only_names()
+                ))
+            }
         }
     }
     chosen.sort_by_key(|spec| METHODS.iter().position(|m| m.name == spec.name));
     Ok(MethodList {
         specs: chosen,
+        scale_only,
         all: false,
     })
 }

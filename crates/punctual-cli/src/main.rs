@@ -52,6 +52,17 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
                 if spec.ours { " (ours)" } else { "" }
             );
         }
+        for spec in scale_timers::SCALE_METHODS
+            .iter()
+            .filter(|m| !m.in_wait_table)
+        {
+            println!(
+                "{:<12} {}{} (--scale only)",
+                spec.name,
+                spec.about,
+                if spec.ours { " (ours)" } else { "" }
+            );
+        }
         return Ok(());
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -76,6 +87,15 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
                 mock: args.mock_timer,
             })?
         }
+        None if !args.methods.scale_only.is_empty() => Cli::command()
+            .error(
+                clap::error::ErrorKind::ValueValidation,
+                format!(
+                    "`{}` is measured only in the scale mode: add --scale N,...",
+                    args.methods.scale_only.join("`, `")
+                ),
+            )
+            .exit(),
         None => bench::run(&BenchOptions {
             methods: args.methods.specs.clone(),
             waits: args.waits.clone(),
@@ -101,18 +121,26 @@ fn scale_methods(list: &MethodList) -> Result<Vec<&'static ScaleSpec>, String> {
     if list.all {
         return Ok(scale_timers::SCALE_METHODS.iter().collect());
     }
-    list.specs
+    let mut methods = list
+        .specs
         .iter()
-        .map(|spec| {
-            scale_timers::find(spec.name).ok_or_else(|| {
+        .map(|spec| spec.name)
+        .chain(list.scale_only.iter().copied())
+        .map(|name| {
+            scale_timers::find(name).ok_or_else(|| {
                 format!(
-                    "`{}` has no scale mode (with --scale: {}, or all)",
-                    spec.name,
+                    "`{name}` has no scale mode (with --scale: {}, or all)",
                     scale_timers::names()
                 )
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    methods.sort_by_key(|spec| {
+        scale_timers::SCALE_METHODS
+            .iter()
+            .position(|m| m.name == spec.name)
+    });
+    Ok(methods)
 }
 
 /// The hidden worker side of the scale mode: one method at one N, as JSON on stdout.

@@ -231,19 +231,21 @@ fn load_threads_run_and_report_their_priority() {
     }
 }
 
-/// `--load higher` needs privileges; refused, it is a note in the report, not a failure.
-/// Runs the binary as `nobody` for real (Linux with setpriv, as root; skipped elsewhere,
-/// saying so).
-#[test]
-fn a_refused_load_priority_is_reported_not_fatal() {
+/// Runs the binary with `args` as `nobody` for real (Linux with setpriv, as root); `None`
+/// elsewhere, having said why.
+fn as_nobody(args: &[&str]) -> Option<std::process::Output> {
     let bin = assert_cmd::cargo::cargo_bin("punctual");
     let setpriv = std::path::Path::new("/usr/bin/setpriv");
     if !cfg!(target_os = "linux") || !setpriv.exists() || !is_root() {
         println!("skipped: needs Linux, /usr/bin/setpriv and root to drop privileges");
-        return;
+        return None;
     }
     // The build tree may sit under a directory nobody cannot enter (/root is 0700).
-    let dir = std::env::temp_dir().join(format!("punctual-load-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "punctual-nobody-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let copy = dir.join("punctual");
     std::fs::copy(&bin, &copy).unwrap();
@@ -261,11 +263,24 @@ fn a_refused_load_priority_is_reported_not_fatal() {
             "--inh-caps=-all",
         ])
         .arg(&copy)
-        .args(QUICK_HYBRID)
-        .args(["--load", "higher", "--load-threads", "1"])
+        .args(args)
         .output()
         .unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
+    Some(output)
+}
+
+/// `--load higher` needs privileges; refused, it is a note in the report, not a failure.
+#[test]
+fn a_refused_load_priority_is_reported_not_fatal() {
+    let args = [
+        &QUICK_HYBRID[..],
+        &["--load", "higher", "--load-threads", "1"],
+    ]
+    .concat();
+    let Some(output) = as_nobody(&args) else {
+        return;
+    };
     assert!(
         output.status.success(),
         "{}",
@@ -278,6 +293,54 @@ fn a_refused_load_priority_is_reported_not_fatal() {
         ) && table.contains("CAP_SYS_NICE"),
         "{table}"
     );
+}
+
+const QUICK_RT_SCALE: &[&str] = &[
+    "bench",
+    "--scale",
+    "50",
+    "--samples",
+    "50",
+    "--methods",
+    "async-rt",
+];
+
+/// `async-rt` runs its executor and driver threads at SCHED_FIFO where that is allowed
+/// (here, as root on Linux), and says so.
+#[test]
+fn async_rt_says_what_scheduling_it_ran_at() {
+    if !cfg!(target_os = "linux") || !is_root() {
+        println!("skipped: needs Linux and root to be granted SCHED_FIFO");
+        return;
+    }
+    let output = punctual().args(QUICK_RT_SCALE).output().unwrap();
+    assert!(output.status.success());
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        table
+            .contains("note: async-rt: executor thread SCHED_FIFO 10, driver thread SCHED_FIFO 10"),
+        "{table}"
+    );
+}
+
+/// Refused real-time scheduling is a note naming the fixes, and the row is still measured.
+#[test]
+fn a_refused_async_rt_priority_is_reported_not_fatal() {
+    let Some(output) = as_nobody(QUICK_RT_SCALE) else {
+        return;
+    };
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        table.contains("note: async-rt: refused, so at the default scheduling")
+            && table.contains("CAP_SYS_NICE"),
+        "{table}"
+    );
+    assert!(table.contains("async-rt *"), "{table}");
 }
 
 fn is_root() -> bool {
@@ -313,7 +376,11 @@ fn scale_json_has_a_row_per_method_and_count() {
         .get("results")
         .is_some_and(|r| r.as_array().unwrap().is_empty()));
     let rows = json["scale"].as_array().unwrap();
-    assert_eq!(rows.len(), 2 * 3, "async, async-spin and tokio at each N");
+    assert_eq!(
+        rows.len(),
+        2 * 4,
+        "async, async-rt, async-spin and tokio at each N"
+    );
     assert_every_row_has(
         rows,
         &[
@@ -392,6 +459,18 @@ fn bad_scale_arguments_are_clear_errors() {
             "`hybrid` has no scale mode",
         ),
         (&["--scale-worker", "async"], "--scale"),
+        (
+            &["--methods", "async-rt"],
+            "measured only in the scale mode",
+        ),
+        (
+            &["--methods", "native,async-rt"],
+            "measured only in the scale mode",
+        ),
+        (
+            &["--scale", "1", "--methods", "async-rtx"],
+            "unknown method `async-rtx`",
+        ),
         (&["--scale", "1", "--rounds", "0"], "not in 1..=100000"),
         (&["--rounds", "2"], "--scale"),
     ];

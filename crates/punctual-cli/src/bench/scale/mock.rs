@@ -36,6 +36,17 @@ fn profile(name: &str) -> Profile {
             rss_bytes: 610,
             timer_bytes: 76,
         },
+        "async-rt" => Profile {
+            base_ns: 21_000,
+            pause_ns: 0,
+            jitter_ns: 7_000,
+            queue_ps: 800,
+            tail_ns: 40_000,
+            cpu_ns: 900,
+            driver_cpu_ns: Some(300),
+            rss_bytes: 610,
+            timer_bytes: 76,
+        },
         "async-spin" => Profile {
             base_ns: 150,
             pause_ns: 0,
@@ -107,5 +118,8 @@ pub fn measure(spec: &ScaleSpec, args: &WorkerArgs) -> ScaleResult {
         setup_overran: 0,
         executor_floor_ns_per_task: (args.timers as usize >= MIN_TIMERS_FOR_RSS).then_some(650),
         allocator: None,
+        scheduling: (spec.name == "async-rt").then(|| {
+            "executor thread SCHED_FIFO 10, driver thread SCHED_FIFO 10 (mock)".to_string()
+        }),
     }
 }

@@ -100,6 +100,8 @@ pub struct ScaleResult {
     /// What the worker changed in the C allocator before measuring (see
     /// `Platform::steady_allocator`).
     pub allocator: Option<String>,
+    /// For a method that asks for real-time scheduling: what the OS granted, or its refusal.
+    pub scheduling: Option<String>,
 }
 
 /// One round of N timers.
@@ -159,15 +161,23 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
     }
     progress.finish();
     drop(load);
-    let mut allocators: Vec<&str> = scale
-        .iter()
-        .filter_map(|r| r.allocator.as_deref())
-        .collect();
-    allocators.dedup();
-    for allocator in allocators {
-        notes.push(format!(
-            "the workers' allocator: {allocator}, so that freeing completed tasks never stalls the executor in one long merge"
-        ));
+    let mut once = Vec::new();
+    for r in &scale {
+        if let Some(scheduling) = &r.scheduling {
+            once.push(format!("{}: {scheduling}", r.method));
+        }
+    }
+    for r in &scale {
+        if let Some(allocator) = &r.allocator {
+            once.push(format!(
+                "the workers' allocator: {allocator}, so that freeing completed tasks never stalls the executor in one long merge"
+            ));
+        }
+    }
+    for note in once {
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
     }
     notes.extend(comparisons(&scale));
     Ok(Report {

@@ -45,11 +45,35 @@ pub struct Fired {
 pub struct PunctualTimer(Driver);
 
 impl PunctualTimer {
-    pub fn new(tail: SpinTail) -> anyhow::Result<PunctualTimer> {
-        Ok(PunctualTimer(Driver::new(
-            DriverConfig::new().spin_tail(tail),
-        )?))
+    pub fn new(config: DriverConfig) -> anyhow::Result<PunctualTimer> {
+        Ok(PunctualTimer(Driver::new(config)?))
     }
+}
+
+/// The real-time priority of `async-rt`'s threads: low among real-time priorities, high
+/// above every time-sharing thread.
+pub const RT_PRIORITY: i32 = 10;
+
+/// `async-rt`: the executor's thread (this one) and the driver thread at [`RT_PRIORITY`],
+/// as a program that cannot afford a millisecond's stall would run them. What the OS
+/// granted goes into the result, and a refusal leaves both at the default scheduling.
+fn measure_realtime(args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
+    let executor = punctual::rt::set_realtime_priority(RT_PRIORITY);
+    let timer = PunctualTimer::new(DriverConfig::new().realtime_priority(RT_PRIORITY))?;
+    let driver = match timer.0.realtime() {
+        Some(Ok(scheduling)) => Ok(scheduling.to_string()),
+        Some(Err(refused)) => Err(refused.to_string()),
+        None => Err("no real-time priority was asked".to_string()),
+    };
+    let mut result = worker::measure(timer, args)?;
+    result.scheduling = Some(match (executor, driver) {
+        (Ok(executor), Ok(driver)) => format!("executor thread {executor}, driver thread {driver}"),
+        (Err(refused), _) => format!("refused, so at the default scheduling: {refused}"),
+        (_, Err(refused)) => {
+            format!("driver thread refused, so at the default scheduling: {refused}")
+        }
+    });
+    Ok(result)
 }
 
 impl ScaleTimer for PunctualTimer {
@@ -99,8 +123,13 @@ impl ScaleTimer for TokioTimer {
 /// A method the scale mode knows by name.
 #[derive(Debug)]
 pub struct ScaleSpec {
-    /// The name `--methods` takes (the same as the wait table's method of that timer).
+    /// The name `--methods` takes (the same as the wait table's method of that timer, where
+    /// it has one).
     pub name: &'static str,
+    /// One line for `--list-methods`.
+    pub about: &'static str,
+    /// Whether the wait table has a method of this name too.
+    pub in_wait_table: bool,
     /// Whether this is one of punctual's own.
     pub ours: bool,
     /// Measures N of this timer; runs in a process of its own.
@@ -111,16 +140,36 @@ pub struct ScaleSpec {
 pub const SCALE_METHODS: &[ScaleSpec] = &[
     ScaleSpec {
         name: "async",
+        about: "punctual's futures on their own driver, default configuration",
+        in_wait_table: true,
         ours: true,
-        measure: |args| worker::measure(PunctualTimer::new(SpinTail::None)?, args),
+        measure: |args| {
+            let config = DriverConfig::new().spin_tail(SpinTail::None);
+            worker::measure(PunctualTimer::new(config)?, args)
+        },
+    },
+    ScaleSpec {
+        name: "async-rt",
+        about:
+            "async with the executor's and the driver's threads at SCHED_FIFO 10 (where allowed)",
+        in_wait_table: false,
+        ours: true,
+        measure: measure_realtime,
     },
     ScaleSpec {
         name: "async-spin",
+        about: "async with a learned spin tail",
+        in_wait_table: true,
         ours: true,
-        measure: |args| worker::measure(PunctualTimer::new(async_spin::tail())?, args),
+        measure: |args| {
+            let config = DriverConfig::new().spin_tail(async_spin::tail());
+            worker::measure(PunctualTimer::new(config)?, args)
+        },
     },
     ScaleSpec {
         name: "tokio",
+        about: "tokio::time::sleep_until",
+        in_wait_table: true,
         ours: false,
         measure: |args| worker::measure(TokioTimer, args),
     },
@@ -131,7 +180,17 @@ pub fn find(name: &str) -> Option<&'static ScaleSpec> {
     SCALE_METHODS.iter().find(|m| m.name == name)
 }
 
-/// `async, async-spin, tokio` for error messages.
+/// The scale mode's methods the wait table does not have, for error messages.
+pub fn scale_only_names() -> String {
+    SCALE_METHODS
+        .iter()
+        .filter(|m| !m.in_wait_table)
+        .map(|m| m.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `async, async-rt, async-spin, tokio` for error messages.
 pub fn names() -> String {
     SCALE_METHODS
         .iter()

@@ -122,6 +122,7 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
         setup_overran: overran,
         executor_floor_ns_per_task: executor_floor.map(|d| d.as_nanos() as u64),
         allocator: None,
+        scheduling: None,
     })
 }
 
