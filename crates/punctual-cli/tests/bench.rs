@@ -318,7 +318,7 @@ fn async_rt_says_what_scheduling_it_ran_at() {
     let table = String::from_utf8(output.stdout).unwrap();
     assert!(
         table
-            .contains("note: async-rt: executor thread SCHED_FIFO 10, driver thread SCHED_FIFO 10"),
+            .contains("note: async-rt: executor thread SCHED_FIFO 10 while the deadlines run, driver thread SCHED_FIFO 10"),
         "{table}"
     );
 }

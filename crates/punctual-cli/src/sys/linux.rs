@@ -247,7 +247,10 @@ fn preemption(version: &str) -> Option<String> {
     // Under kernel lockdown every read of it is refused and logged, so it is read only when
     // securityfs says there is none.
     let unlocked = read("/sys/kernel/security/lockdown").is_some_and(|l| l.contains("[none]"));
-    if let Some(modes) = unlocked.then(|| read("/sys/kernel/debug/sched/preempt")).flatten() {
+    if let Some(modes) = unlocked
+        .then(|| read("/sys/kernel/debug/sched/preempt"))
+        .flatten()
+    {
         if let Some(mode) = modes
             .split_whitespace()
             .find_map(|m| m.strip_prefix('(')?.strip_suffix(')'))

@@ -119,7 +119,7 @@ pub fn measure(spec: &ScaleSpec, args: &WorkerArgs) -> ScaleResult {
         executor_floor_ns_per_task: (args.timers as usize >= MIN_TIMERS_FOR_RSS).then_some(650),
         allocator: None,
         scheduling: (spec.name == "async-rt").then(|| {
-            "executor thread SCHED_FIFO 10, driver thread SCHED_FIFO 10 (mock)".to_string()
+            "executor thread SCHED_FIFO 10 while the deadlines run, driver thread SCHED_FIFO 10 (mock)".to_string()
         }),
     }
 }

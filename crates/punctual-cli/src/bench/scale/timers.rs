@@ -30,6 +30,16 @@ pub trait ScaleTimer: Clone + Send + Sync + 'static {
     fn fired(&self) -> Option<Fired> {
         None
     }
+
+    /// The real-time priority to run the executor's thread at while deadlines run, if any.
+    fn executor_priority(&self) -> Option<i32> {
+        None
+    }
+
+    /// What the OS said to the driver thread's real-time priority, if one was asked.
+    fn driver_scheduling(&self) -> Option<Result<String, String>> {
+        None
+    }
 }
 
 /// How late a driver thread fired its timers, before any executor's delay.
@@ -40,13 +50,28 @@ pub struct Fired {
     pub late_max: Duration,
 }
 
-/// punctual's futures on a private driver, so its thread's CPU is the method's alone.
+/// punctual's futures on a private driver, so its thread's CPU is the method's alone; with
+/// a real-time priority, the executor's thread is raised to it while the deadlines run.
 #[derive(Clone)]
-pub struct PunctualTimer(Driver);
+pub struct PunctualTimer {
+    driver: Driver,
+    executor_priority: Option<i32>,
+}
 
 impl PunctualTimer {
     pub fn new(config: DriverConfig) -> anyhow::Result<PunctualTimer> {
-        Ok(PunctualTimer(Driver::new(config)?))
+        Ok(PunctualTimer {
+            driver: Driver::new(config)?,
+            executor_priority: None,
+        })
+    }
+
+    /// The driver thread and, while the deadlines run, the executor's at `priority`.
+    pub fn realtime(priority: i32) -> anyhow::Result<PunctualTimer> {
+        Ok(PunctualTimer {
+            driver: Driver::new(DriverConfig::new().realtime_priority(priority))?,
+            executor_priority: Some(priority),
+        })
     }
 }
 
@@ -54,51 +79,41 @@ impl PunctualTimer {
 /// above every time-sharing thread.
 pub const RT_PRIORITY: i32 = 10;
 
-/// `async-rt`: the executor's thread (this one) and the driver thread at [`RT_PRIORITY`],
-/// as a program that cannot afford a millisecond's stall would run them. What the OS
-/// granted goes into the result, and a refusal leaves both at the default scheduling.
-fn measure_realtime(args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
-    let executor = punctual::rt::set_realtime_priority(RT_PRIORITY);
-    let timer = PunctualTimer::new(DriverConfig::new().realtime_priority(RT_PRIORITY))?;
-    let driver = match timer.0.realtime() {
-        Some(Ok(scheduling)) => Ok(scheduling.to_string()),
-        Some(Err(refused)) => Err(refused.to_string()),
-        None => Err("no real-time priority was asked".to_string()),
-    };
-    let mut result = worker::measure(timer, args)?;
-    result.scheduling = Some(match (executor, driver) {
-        (Ok(executor), Ok(driver)) => format!("executor thread {executor}, driver thread {driver}"),
-        (Err(refused), _) => format!("refused, so at the default scheduling: {refused}"),
-        (_, Err(refused)) => {
-            format!("driver thread refused, so at the default scheduling: {refused}")
-        }
-    });
-    Ok(result)
-}
-
 impl ScaleTimer for PunctualTimer {
     type Sleep = punctual::future::Sleep;
 
     fn sleep_until(&self, deadline: Instant) -> Self::Sleep {
-        self.0.sleep_until(deadline)
+        self.driver.sleep_until(deadline)
     }
 
     fn driver_cpu(&self) -> Option<Duration> {
-        self.0.cpu_time()
+        self.driver.cpu_time()
     }
 
     /// The `Sleep`, wherever its task keeps it, and its share of the driver's storage.
     fn timer_bytes(&self) -> u64 {
-        let pending = self.0.pending().max(1);
-        (size_of::<punctual::future::Sleep>() + self.0.allocated_bytes() / pending) as u64
+        let pending = self.driver.pending().max(1);
+        (size_of::<punctual::future::Sleep>() + self.driver.allocated_bytes() / pending) as u64
     }
 
     fn fired(&self) -> Option<Fired> {
-        let stats = self.0.stats();
+        let stats = self.driver.stats();
         Some(Fired {
             wakes: stats.wakes,
             late_total: stats.fire_lateness_total,
             late_max: stats.fire_lateness_max,
+        })
+    }
+
+    fn executor_priority(&self) -> Option<i32> {
+        self.executor_priority
+    }
+
+    fn driver_scheduling(&self) -> Option<Result<String, String>> {
+        self.driver.realtime().map(|granted| {
+            granted
+                .map(|scheduling| scheduling.to_string())
+                .map_err(|refused| refused.to_string())
         })
     }
 }
@@ -150,11 +165,10 @@ pub const SCALE_METHODS: &[ScaleSpec] = &[
     },
     ScaleSpec {
         name: "async-rt",
-        about:
-            "async with the executor's and the driver's threads at SCHED_FIFO 10 (where allowed)",
+        about: "async, the driver thread at SCHED_FIFO 10 and the executor's while deadlines run (where allowed)",
         in_wait_table: false,
         ours: true,
-        measure: measure_realtime,
+        measure: |args| worker::measure(PunctualTimer::realtime(RT_PRIORITY)?, args),
     },
     ScaleSpec {
         name: "async-spin",

@@ -58,6 +58,8 @@ struct Tally {
 struct Round {
     late_ns: Vec<i64>,
     deadlines_ns: Vec<u64>,
+    /// What the OS said to the executor's real-time priority, where the timer asks for one.
+    executor_scheduling: Option<Result<String, String>>,
     cpu: Option<Duration>,
     rss_growth: Option<i64>,
     timer_bytes: u64,
@@ -75,6 +77,7 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
     let mut cpu = Some(Duration::ZERO);
     let (mut rss_growth, mut timer_bytes) = (None, 0);
     let driver_before = timer.driver_cpu();
+    let mut executor_scheduling = None;
     while all.count < args.rounds.max(1) || all.recorder.count() < args.samples {
         let round = runtime.block_on(round(&timer, n, &mut rng));
         all.add(&round.deadlines_ns, &round.late_ns);
@@ -83,6 +86,7 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
             // Later rounds reuse the memory the first one gave back to the allocator.
             rss_growth = round.rss_growth;
             timer_bytes = round.timer_bytes;
+            executor_scheduling = round.executor_scheduling;
         }
         overran += u64::from(round.overran);
     }
@@ -122,7 +126,7 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
         setup_overran: overran,
         executor_floor_ns_per_task: executor_floor.map(|d| d.as_nanos() as u64),
         allocator: None,
-        scheduling: None,
+        scheduling: describe_scheduling(executor_scheduling, timer.driver_scheduling()),
     })
 }
 
@@ -171,20 +175,48 @@ async fn round<T: ScaleTimer>(timer: &T, n: usize, rng: &mut Rng) -> Round {
     while Instant::now() < base {
         tokio::task::yield_now().await;
     }
+    // Real-time only while the deadlines run: a thread at SCHED_FIFO through the busy
+    // set-up as well would use up the CPU's real-time budget (95% of each second, by
+    // default) and be stopped for the rest of the second.
+    let executor_scheduling = timer.executor_priority().map(|priority| {
+        punctual::rt::set_realtime_priority(priority)
+            .map(|s| s.to_string())
+            .map_err(|refused| refused.to_string())
+    });
     let cpu_before = sys::Os::process_cpu_time();
     tally.all_done.notified().await;
+    if executor_scheduling.as_ref().is_some_and(Result::is_ok) {
+        let _ = punctual::rt::set_normal_scheduling();
+    }
     let cpu = sys::Os::process_cpu_time()
         .zip(cpu_before)
         .map(|(after, before)| after.saturating_sub(before));
     let late_ns: Vec<i64> = tally.late_ns.iter().map(|l| l.load(Relaxed)).collect();
     Round {
         deadlines_ns,
+        executor_scheduling,
         late_ns,
         cpu,
         rss_growth,
         timer_bytes,
         overran,
     }
+}
+
+/// One line on what real-time scheduling a method got, for those that ask for it.
+fn describe_scheduling(
+    executor: Option<Result<String, String>>,
+    driver: Option<Result<String, String>>,
+) -> Option<String> {
+    Some(match (executor?, driver?) {
+        (Ok(executor), Ok(driver)) => {
+            format!("executor thread {executor} while the deadlines run, driver thread {driver}")
+        }
+        (Err(refused), _) => format!("refused, so at the default scheduling: {refused}"),
+        (_, Err(refused)) => {
+            format!("driver thread refused, so at the default scheduling: {refused}")
+        }
+    })
 }
 
 fn signed_nanos(woke: Instant, deadline: Instant) -> i64 {
