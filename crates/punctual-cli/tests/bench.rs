@@ -231,9 +231,9 @@ fn load_threads_run_and_report_their_priority() {
     }
 }
 
-/// Runs the binary with `args` as `nobody` for real (Linux with setpriv, as root); `None`
-/// elsewhere, having said why.
-fn as_nobody(args: &[&str]) -> Option<std::process::Output> {
+/// Runs the binary with `args` as `nobody` for real (Linux with setpriv, as root), checks
+/// that it succeeded and returns what it printed; `None` elsewhere, having said why.
+fn as_nobody(args: &[&str]) -> Option<String> {
     let bin = assert_cmd::cargo::cargo_bin("punctual");
     let setpriv = std::path::Path::new("/usr/bin/setpriv");
     if !cfg!(target_os = "linux") || !setpriv.exists() || !is_root() {
@@ -267,7 +267,12 @@ fn as_nobody(args: &[&str]) -> Option<std::process::Output> {
         .output()
         .unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
-    Some(output)
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(String::from_utf8(output.stdout).unwrap())
 }
 
 /// `--load higher` needs privileges; refused, it is a note in the report, not a failure.
@@ -278,15 +283,9 @@ fn a_refused_load_priority_is_reported_not_fatal() {
         &["--load", "higher", "--load-threads", "1"],
     ]
     .concat();
-    let Some(output) = as_nobody(&args) else {
+    let Some(table) = as_nobody(&args) else {
         return;
     };
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let table = String::from_utf8(output.stdout).unwrap();
     assert!(
         table.contains(
             "note: load threads run at the default priority: setpriority(nice -10) refused"
@@ -326,15 +325,9 @@ fn async_rt_says_what_scheduling_it_ran_at() {
 /// Refused real-time scheduling is a note naming the fixes, and the row is still measured.
 #[test]
 fn a_refused_async_rt_priority_is_reported_not_fatal() {
-    let Some(output) = as_nobody(QUICK_RT_SCALE) else {
+    let Some(table) = as_nobody(QUICK_RT_SCALE) else {
         return;
     };
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let table = String::from_utf8(output.stdout).unwrap();
     assert!(
         table.contains("note: async-rt: refused, so at the default scheduling")
             && table.contains("CAP_SYS_NICE"),
