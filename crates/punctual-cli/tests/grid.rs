@@ -6,6 +6,9 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+mod common;
+use common::assert_usage_error;
+
 /// The `punctual` binary Cargo built for these tests.
 fn punctual() -> Command {
     Command::new(env!("CARGO_BIN_EXE_punctual"))
@@ -176,15 +179,7 @@ fn bad_arguments_are_usage_errors() {
         (&["--bogus"], "--bogus"),
     ];
     for (args, message) in cases {
-        let output = run(args);
-        let stderr = text(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(
-            stderr.contains(message),
-            "{args:?}: {message:?} not in {stderr}"
-        );
-        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-        assert!(output.stdout.is_empty(), "{args:?} printed results");
+        assert_usage_error(&[&["grid"][..], args].concat(), message);
     }
 }
 

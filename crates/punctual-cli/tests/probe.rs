@@ -1,11 +1,8 @@
 //! `punctual probe` end to end, on the mock timer: a Windows-like 15.625 ms quantum and a
 //! high-resolution timer.
 
-use assert_cmd::Command;
-use predicates::prelude::*;
-
 mod common;
-use common::stdout_of;
+use common::{assert_usage_error, stdout_of};
 
 fn probe(extra: &[&str]) -> String {
     stdout_of(
@@ -58,13 +55,6 @@ fn bad_arguments_are_clear_errors() {
             "not a duration",
         ),
     ] {
-        Command::cargo_bin("punctual")
-            .unwrap()
-            .args(args)
-            .assert()
-            .code(2)
-            .stderr(
-                predicate::str::contains(message).and(predicate::str::contains("panicked").not()),
-            );
+        assert_usage_error(args, message);
     }
 }

@@ -29,3 +29,17 @@ pub fn assert_every_row_has(rows: &[serde_json::Value], fields: &[&str]) {
         );
     }
 }
+
+/// Asserts that `punctual` with `args` is a usage error: exit code 2, `message` in what it
+/// wrote to stderr, no panic, and no results on stdout.
+pub fn assert_usage_error(args: &[&str], message: &str) {
+    let output = punctual().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(
+        stderr.contains(message),
+        "{args:?}: {message:?} not in {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    assert!(output.stdout.is_empty(), "{args:?} printed results");
+}
