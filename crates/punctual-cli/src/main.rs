@@ -44,23 +44,17 @@ fn run() -> anyhow::Result<()> {
 
 fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
     if args.list_methods {
-        for spec in bench::method::METHODS {
-            println!(
-                "{:<12} {}{}",
-                spec.name,
-                spec.about,
-                if spec.ours { " (ours)" } else { "" }
-            );
-        }
-        for spec in scale_timers::SCALE_METHODS
+        let wait_table = bench::method::METHODS
             .iter()
-            .filter(|m| !m.in_wait_table)
-        {
+            .map(|spec| (spec.name, spec.about, spec.ours, ""));
+        let scale_only = scale_timers::SCALE_METHODS
+            .iter()
+            .filter(|spec| spec.scale_only())
+            .map(|spec| (spec.name, spec.about, spec.ours, " (--scale only)"));
+        for (name, about, ours, only) in wait_table.chain(scale_only) {
             println!(
-                "{:<12} {}{} (--scale only)",
-                spec.name,
-                spec.about,
-                if spec.ours { " (ours)" } else { "" }
+                "{name:<12} {about}{}{only}",
+                if ours { " (ours)" } else { "" }
             );
         }
         return Ok(());

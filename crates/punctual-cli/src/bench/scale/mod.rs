@@ -312,19 +312,14 @@ fn stalled(r: &ScaleResult) -> String {
     let share = per_ms * longest as f64 / 1e6 / r.timers.max(1) as f64 * 100.0;
     let whose = match r.driver_fire_lateness_max_ns {
         Some(fired) if fired < longest / 4 => format!(
-            "the driver fired every timer within {} of its deadline, so the executor's thread was the one held up",
+            "; the driver fired every timer within {} of its deadline, so the executor's thread was the one held up",
             format_nanos(fired as f64)
         ),
         Some(fired) => format!(
-            "the driver itself fired a timer {} late",
+            "; the driver itself fired a timer {} late",
             format_nanos(fired as f64)
         ),
         None => String::new(),
-    };
-    let whose = if whose.is_empty() {
-        whose
-    } else {
-        format!("; {whose}")
     };
     format!(
         "{} at {} timers: {} stall(s) of {} or more with a timer overdue and none completing, the longest {}; at {per_ms:.0} timers/ms, {share:.1}% of a round's timers fall due in a stall that long{whose}",

@@ -5,10 +5,11 @@ use std::future::Future;
 use std::mem::size_of;
 use std::time::{Duration, Instant};
 
-use punctual::future::{Driver, DriverConfig, SpinTail};
+use punctual::future::{Driver, DriverConfig, DriverStats, SpinTail};
 
 use super::worker::{self, WorkerArgs};
 use super::ScaleResult;
+use crate::bench::method;
 use crate::bench::methods::async_spin;
 
 /// A timer as a task awaits it, and what the scale mode reads about it.
@@ -26,8 +27,9 @@ pub trait ScaleTimer: Clone + Send + Sync + 'static {
     /// Bytes per pending timer by the library's own accounting, read while all are pending.
     fn timer_bytes(&self) -> u64;
 
-    /// How late a driver thread fired the timers, where one fires them.
-    fn fired(&self) -> Option<Fired> {
+    /// The counters of the timer's own driver thread, where it has one (how late it fired
+    /// the timers, before any executor's delay).
+    fn driver_stats(&self) -> Option<DriverStats> {
         None
     }
 
@@ -40,14 +42,6 @@ pub trait ScaleTimer: Clone + Send + Sync + 'static {
     fn driver_scheduling(&self) -> Option<Result<String, String>> {
         None
     }
-}
-
-/// How late a driver thread fired its timers, before any executor's delay.
-#[derive(Debug, Clone, Copy)]
-pub struct Fired {
-    pub wakes: u64,
-    pub late_total: Duration,
-    pub late_max: Duration,
 }
 
 /// punctual's futures on a private driver, so its thread's CPU is the method's alone; with
@@ -96,13 +90,8 @@ impl ScaleTimer for PunctualTimer {
         (size_of::<punctual::future::Sleep>() + self.driver.allocated_bytes() / pending) as u64
     }
 
-    fn fired(&self) -> Option<Fired> {
-        let stats = self.driver.stats();
-        Some(Fired {
-            wakes: stats.wakes,
-            late_total: stats.fire_lateness_total,
-            late_max: stats.fire_lateness_max,
-        })
+    fn driver_stats(&self) -> Option<DriverStats> {
+        Some(self.driver.stats())
     }
 
     fn executor_priority(&self) -> Option<i32> {
@@ -143,8 +132,6 @@ pub struct ScaleSpec {
     pub name: &'static str,
     /// One line for `--list-methods`.
     pub about: &'static str,
-    /// Whether the wait table has a method of this name too.
-    pub in_wait_table: bool,
     /// Whether this is one of punctual's own.
     pub ours: bool,
     /// Measures N of this timer; runs in a process of its own.
@@ -156,7 +143,6 @@ pub const SCALE_METHODS: &[ScaleSpec] = &[
     ScaleSpec {
         name: "async",
         about: "punctual's futures on their own driver, default configuration",
-        in_wait_table: true,
         ours: true,
         measure: |args| {
             let config = DriverConfig::new().spin_tail(SpinTail::None);
@@ -166,14 +152,12 @@ pub const SCALE_METHODS: &[ScaleSpec] = &[
     ScaleSpec {
         name: "async-rt",
         about: "async, the driver thread at SCHED_FIFO 10 and the executor's while deadlines run (where allowed)",
-        in_wait_table: false,
         ours: true,
         measure: |args| worker::measure(PunctualTimer::realtime(RT_PRIORITY)?, args),
     },
     ScaleSpec {
         name: "async-spin",
         about: "async with a learned spin tail",
-        in_wait_table: true,
         ours: true,
         measure: |args| {
             let config = DriverConfig::new().spin_tail(async_spin::tail());
@@ -183,7 +167,6 @@ pub const SCALE_METHODS: &[ScaleSpec] = &[
     ScaleSpec {
         name: "tokio",
         about: "tokio::time::sleep_until",
-        in_wait_table: true,
         ours: false,
         measure: |args| worker::measure(TokioTimer, args),
     },
@@ -194,11 +177,18 @@ pub fn find(name: &str) -> Option<&'static ScaleSpec> {
     SCALE_METHODS.iter().find(|m| m.name == name)
 }
 
+impl ScaleSpec {
+    /// Whether the wait table has no method of this name.
+    pub fn scale_only(&self) -> bool {
+        method::find(self.name).is_none()
+    }
+}
+
 /// The scale mode's methods the wait table does not have, for error messages.
 pub fn scale_only_names() -> String {
     SCALE_METHODS
         .iter()
-        .filter(|m| !m.in_wait_table)
+        .filter(|m| m.scale_only())
         .map(|m| m.name)
         .collect::<Vec<_>>()
         .join(", ")

@@ -99,8 +99,9 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
     let executor_floor = (n >= super::MIN_TIMERS_FOR_RSS)
         .then(|| runtime.block_on(super::floor::executor_floor(n, args.seed)));
     let summary = all.recorder.summary();
-    let fired = summary.lateness.samples.max(1);
-    let per_timer = |d: Duration| (d.as_nanos() / u128::from(fired)) as u64;
+    let samples = summary.lateness.samples.max(1);
+    let per_timer = |d: Duration| (d.as_nanos() / u128::from(samples)) as u64;
+    let fired = timer.driver_stats().filter(|stats| stats.wakes > 0);
     Ok(ScaleResult {
         method: args.method.to_string(),
         ours: super::timers::find(args.method).is_some_and(|m| m.ours),
@@ -109,14 +110,9 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
         lateness: summary.lateness,
         cpu_ns_per_timer: cpu.map(per_timer),
         driver_cpu_ns_per_timer: driver_cpu.map(per_timer),
-        driver_fire_lateness_mean_ns: timer
-            .fired()
-            .filter(|fired| fired.wakes > 0)
-            .map(|fired| (fired.late_total.as_nanos() / u128::from(fired.wakes)) as u64),
-        driver_fire_lateness_max_ns: timer
-            .fired()
-            .filter(|fired| fired.wakes > 0)
-            .map(|fired| fired.late_max.as_nanos() as u64),
+        driver_fire_lateness_mean_ns: fired
+            .map(|stats| (stats.fire_lateness_total.as_nanos() / u128::from(stats.wakes)) as u64),
+        driver_fire_lateness_max_ns: fired.map(|stats| stats.fire_lateness_max.as_nanos() as u64),
         stalls: all.stalls,
         by_round: all.by_round,
         rss_bytes_per_timer: rss_growth
