@@ -1,9 +1,10 @@
 //! `punctual bench` end to end, with the mock timer so every run prints the same thing.
 
+use assert_cmd::assert::OutputAssertExt;
 use predicates::prelude::*;
 
 mod common;
-use common::{assert_every_row_has, assert_usage_error, punctual, stdout_of};
+use common::{assert_every_row_has, assert_usage_error, punctual, run, stdout_of};
 
 fn mock_bench(extra: &[&str]) -> String {
     let base = [
@@ -131,8 +132,7 @@ fn methods_can_be_chosen_and_listed() {
     let table = mock_bench(&["--methods", "std,hybrid"]);
     assert!(table.contains("hybrid *") && table.contains("std "));
     assert!(!table.contains("tokio"));
-    punctual()
-        .args(["bench", "--list-methods"])
+    run(punctual().args(["bench", "--list-methods"]))
         .assert()
         .success()
         .stdout(predicate::str::contains("spin_sleep").and(predicate::str::contains("(ours)")));
@@ -171,21 +171,20 @@ fn bad_arguments_are_clear_errors() {
 
 #[test]
 fn an_unwritable_export_is_an_error_not_a_panic() {
-    punctual()
-        .args([
-            "bench",
-            "--mock-timer",
-            "--samples",
-            "10",
-            "--export-json",
-            "/nonexistent-dir/r.json",
-        ])
-        .assert()
-        .code(1)
-        .stderr(
-            predicate::str::contains("writing /nonexistent-dir/r.json")
-                .and(predicate::str::contains("panicked").not()),
-        );
+    run(punctual().args([
+        "bench",
+        "--mock-timer",
+        "--samples",
+        "10",
+        "--export-json",
+        "/nonexistent-dir/r.json",
+    ]))
+    .assert()
+    .code(1)
+    .stderr(
+        predicate::str::contains("writing /nonexistent-dir/r.json")
+            .and(predicate::str::contains("panicked").not()),
+    );
 }
 
 /// A short mock run of the hybrid method alone.
@@ -209,12 +208,10 @@ fn load_threads_run_and_report_their_priority() {
         ("same", "load threads run at"),
         ("higher", "load threads run at"),
     ] {
-        let output = punctual()
+        let output = run(punctual()
             .args(QUICK_HYBRID)
             .args(["--load", load, "--load-threads", "2"])
-            .timeout(std::time::Duration::from_secs(60))
-            .output()
-            .unwrap();
+            .timeout(std::time::Duration::from_secs(60)));
         assert!(
             output.status.success(),
             "--load {load}: {}",
@@ -310,7 +307,7 @@ fn async_rt_says_what_scheduling_it_ran_at() {
         println!("skipped: needs Linux and root to be granted SCHED_FIFO");
         return;
     }
-    let output = punctual().args(QUICK_RT_SCALE).output().unwrap();
+    let output = run(punctual().args(QUICK_RT_SCALE));
     assert!(output.status.success());
     let table = String::from_utf8(output.stdout).unwrap();
     assert!(
@@ -398,7 +395,7 @@ fn scale_json_has_a_row_per_method_and_count() {
 /// when some timer overdue through it completes).
 #[test]
 fn a_real_scale_run_measures_each_method_in_a_worker_process() {
-    let output = punctual()
+    let output = run(punctual()
         .args([
             "bench",
             "--scale",
@@ -412,9 +409,7 @@ fn a_real_scale_run_measures_each_method_in_a_worker_process() {
             "--export-json",
             "-",
         ])
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .unwrap();
+        .timeout(std::time::Duration::from_secs(120)));
     assert!(
         output.status.success(),
         "{}",

@@ -4,18 +4,13 @@
 //! figures are only checked for what always holds.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
-use common::assert_usage_error;
-
-/// The `punctual` binary Cargo built for these tests.
-fn punctual() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_punctual"))
-}
+use common::{assert_usage_error, punctual};
 
 fn run(args: &[&str]) -> Output {
-    punctual().arg("grid").args(args).output().unwrap()
+    common::run(punctual().arg("grid").args(args))
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -24,11 +19,7 @@ fn text(bytes: &[u8]) -> String {
 
 /// Runs a mock grid; checks it succeeded; returns (stdout, stderr).
 fn mock(args: &[&str]) -> (String, String) {
-    let output = punctual()
-        .args(["grid", "--mock-timer"])
-        .args(args)
-        .output()
-        .unwrap();
+    let output = common::run(punctual().args(["grid", "--mock-timer"]).args(args));
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert!(
         output.status.success(),
@@ -116,19 +107,19 @@ fn json_follows_the_rt_tests_layout() {
 #[test]
 fn json_file_is_written_beside_the_text_results() {
     let dir = TempDir::new("json");
-    let output = punctual()
-        .args([
-            "grid",
-            "--mock-timer",
-            "-q",
-            "-l",
-            "20",
-            "--json",
-            "out.json",
-        ])
-        .current_dir(&dir.0)
-        .output()
-        .unwrap();
+    let output = common::run(
+        punctual()
+            .args([
+                "grid",
+                "--mock-timer",
+                "-q",
+                "-l",
+                "20",
+                "--json",
+                "out.json",
+            ])
+            .current_dir(&dir.0),
+    );
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(lines_starting(&text(&output.stdout), "T:").len(), 1);
     let json: serde_json::Value =

@@ -142,13 +142,14 @@ fn the_end_of_input_exits_0() {
 
 #[test]
 fn a_failed_write_exits_0_not_by_a_signal() {
-    let mut child = Command::new(common::binary())
+    let mut command = Command::new(common::binary());
+    command
         .arg("--no-realtime")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start punctual-port");
+        .stderr(Stdio::null());
+    let mut child =
+        punctual_test_support::started(|| command.spawn()).expect("start punctual-port");
     drop(child.stdout.take()); // nobody will read the answer
     let mut frame = vec![0, 8];
     frame.extend_from_slice(&request(1_000_000));

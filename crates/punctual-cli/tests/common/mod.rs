@@ -2,16 +2,25 @@
 //! this, hence the allowance.
 #![allow(dead_code)]
 
+use std::process::Output;
+
 use assert_cmd::Command;
+use punctual_test_support::started;
 
 /// The `punctual` binary Cargo built for these tests.
 pub fn punctual() -> Command {
     Command::cargo_bin("punctual").expect("the punctual binary is built")
 }
 
+/// Runs `command` to its end (started again if Wine failed to start it; see
+/// `punctual_test_support`).
+pub fn run(command: &mut Command) -> Output {
+    started(|| command.output()).expect("start punctual")
+}
+
 /// Runs `punctual` with `args`, checks it succeeded, and returns what it printed.
 pub fn stdout_of(args: &[&str]) -> String {
-    let output = punctual().args(args).output().unwrap();
+    let output = run(punctual().args(args));
     assert!(
         output.status.success(),
         "{}",
@@ -33,7 +42,7 @@ pub fn assert_every_row_has(rows: &[serde_json::Value], fields: &[&str]) {
 /// Asserts that `punctual` with `args` is a usage error: exit code 2, `message` in what it
 /// wrote to stderr, no panic, and no results on stdout.
 pub fn assert_usage_error(args: &[&str], message: &str) {
-    let output = punctual().args(args).output().unwrap();
+    let output = run(punctual().args(args));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
     assert!(

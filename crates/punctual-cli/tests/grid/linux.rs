@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::{field, lines_starting, mock, punctual, text, TempDir};
+use super::{field, lines_starting, mock, text, TempDir};
 
 fn is_root() -> bool {
     let status = fs::read_to_string("/proc/self/status").unwrap();
@@ -93,7 +93,7 @@ fn refused_privileges_stop_the_run() {
 
 #[test]
 fn ctrl_c_stops_the_run_and_still_reports() {
-    let child = punctual()
+    let child = Command::new(env!("CARGO_BIN_EXE_punctual"))
         .args(["grid", "-q", "--duration", "60s", "-s", "native"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

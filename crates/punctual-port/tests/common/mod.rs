@@ -12,6 +12,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use punctual_port::frame::{push_frame, FrameReader};
+use punctual_test_support::started;
 
 /// Long enough for a loaded 2-core VM (or Wine) to start a process and answer; short
 /// enough that a hung port fails the test in reasonable time.
@@ -35,12 +36,11 @@ impl Port {
     }
 
     pub fn spawn_command(command: &mut Command) -> Port {
-        let mut child = command
+        command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start punctual-port");
+            .stderr(Stdio::piped());
+        let mut child = started(|| command.spawn()).expect("start punctual-port");
         let stdout = child.stdout.take().expect("piped stdout");
         let mut stderr = child.stderr.take().expect("piped stderr");
         let (sender, frames) = mpsc::channel();
