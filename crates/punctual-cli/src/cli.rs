@@ -100,6 +100,12 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", default_value_t = 1, requires = "scale", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub rounds: u64,
 
+    /// With --scale: every timer of every round, one CSV row each (method, timers, round,
+    /// deadline_ns after the round's first possible deadline, late_ns), to see where a p99
+    /// came from: a stall, and the backlog after it. About 30 bytes a timer.
+    #[arg(long, value_name = "FILE", requires = "scale", value_parser = parse_timer_rows_path)]
+    pub export_timers: Option<PathBuf>,
+
     /// List the methods and exit.
     #[arg(long)]
     pub list_methods: bool,
@@ -310,6 +316,15 @@ fn parse_svg_path(text: &str) -> Result<PathBuf, String> {
         Err(format!(
             "`{text}`: the plot is an SVG file; give a name ending in .svg"
         ))
+    }
+}
+
+/// The rows come from worker processes, whose standard output carries their results.
+fn parse_timer_rows_path(text: &str) -> Result<PathBuf, String> {
+    if text == "-" {
+        Err("the timers' rows go to a file, not standard output; give a file name".to_string())
+    } else {
+        Ok(PathBuf::from(text))
     }
 }
 

@@ -79,6 +79,7 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
                 load: args.load,
                 load_threads,
                 mock: args.mock_timer,
+                export_timers: args.export_timers.clone(),
             })?
         }
         None if !args.methods.scale_only.is_empty() => Cli::command()
@@ -150,6 +151,7 @@ fn scale_worker(method: &str, timers: &[u64], args: &BenchArgs) -> anyhow::Resul
         samples: args.samples.unwrap_or(DEFAULT_SCALE_SAMPLES),
         rounds: args.rounds,
         seed: args.scale_seed,
+        export_timers: args.export_timers.clone(),
     })?;
     println!("{}", serde_json::to_string(&result)?);
     Ok(())

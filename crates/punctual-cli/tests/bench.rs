@@ -395,9 +395,10 @@ fn scale_json_has_a_row_per_method_and_count() {
 /// when some timer overdue through it completes).
 #[test]
 fn a_real_scale_run_measures_each_method_in_a_worker_process() {
-    let output = run(punctual()
-        .args([
-            "bench",
+    let dir = scratch_dir("real-scale");
+    let timers_csv = dir.join("timers.csv");
+    let rows = scale_rows_and_timers(
+        &[
             "--scale",
             "20",
             "--samples",
@@ -406,20 +407,12 @@ fn a_real_scale_run_measures_each_method_in_a_worker_process() {
             "3",
             "--methods",
             "async,async-spin,tokio",
-            "--export-json",
-            "-",
-        ])
-        .timeout(std::time::Duration::from_secs(120)));
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+        ],
+        &timers_csv,
     );
-    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let rows = json["scale"].as_array().unwrap();
     let methods: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
     assert_eq!(methods, ["async", "async-spin", "tokio"]);
-    for row in rows {
+    for row in &rows {
         assert_eq!(row["timers"], 20);
         assert!(row["samples"].as_u64().unwrap() >= 60, "{row}");
         assert!(row["rounds"].as_u64().unwrap() >= 3, "{row}");
@@ -429,6 +422,120 @@ fn a_real_scale_run_measures_each_method_in_a_worker_process() {
             assert!(row["timer_bytes"].as_u64().unwrap() > 0);
         }
     }
+    assert_timer_rows_match(&timers_csv, &rows);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A fresh, empty directory of this test's own under the system's temporary directory.
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("punctual-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Checks the `--export-timers` file against the run's JSON rows: the header, then for
+/// each method and N exactly its rounds of N timers, deadlines within the spread, and a
+/// greatest lateness equal to the row's exact maximum.
+fn assert_timer_rows_match(csv: &std::path::Path, json_rows: &[serde_json::Value]) {
+    let text = std::fs::read_to_string(csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("method,timers,round,deadline_ns,late_ns")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert!(rows.iter().all(|r| r.len() == 5), "five fields a row");
+    let mut counted = 0;
+    for json in json_rows {
+        let (method, timers) = (
+            json["method"].as_str().unwrap(),
+            json["timers"].as_u64().unwrap(),
+        );
+        let mine: Vec<&Vec<&str>> = rows
+            .iter()
+            .filter(|r| r[0] == method && r[1].parse::<u64>().unwrap() == timers)
+            .collect();
+        counted += mine.len();
+        let rounds = json["rounds"].as_u64().unwrap();
+        assert_eq!(mine.len() as u64, rounds * timers, "{method} at {timers}");
+        for round in 1..=rounds {
+            let in_round = mine.iter().filter(|r| r[2] == round.to_string()).count();
+            assert_eq!(
+                in_round as u64, timers,
+                "{method} at {timers}, round {round}"
+            );
+        }
+        assert!(mine
+            .iter()
+            .all(|r| r[3].parse::<u64>().unwrap() < 99_000_000));
+        let max = mine.iter().map(|r| r[4].parse::<i64>().unwrap()).max();
+        assert_eq!(max, json["max_ns"].as_i64(), "{method} at {timers}");
+    }
+    assert_eq!(
+        counted,
+        rows.len(),
+        "no row of a method or N the run did not measure"
+    );
+}
+
+#[test]
+fn every_timer_is_exported_as_a_row() {
+    let dir = scratch_dir("timer-rows");
+    let csv = dir.join("timers.csv");
+    let args = [
+        "--mock-timer",
+        "--scale",
+        "10,1000",
+        "--methods",
+        "async,tokio",
+    ];
+    let rows = scale_rows_and_timers(&args, &csv);
+    assert_eq!(rows.len(), 4);
+    assert_timer_rows_match(&csv, &rows);
+    // A second run starts the file afresh.
+    let args = ["--mock-timer", "--scale", "10", "--methods", "async"];
+    let rows = scale_rows_and_timers(&args, &csv);
+    assert_timer_rows_match(&csv, &rows);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs `punctual bench` with `args`, every timer's row going to `csv`; checks it
+/// succeeded and returns the scale rows of its JSON.
+fn scale_rows_and_timers(args: &[&str], csv: &std::path::Path) -> Vec<serde_json::Value> {
+    let output = run(punctual()
+        .arg("bench")
+        .args(args)
+        .args(["--export-json", "-", "--export-timers"])
+        .arg(csv)
+        .timeout(std::time::Duration::from_secs(120)));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    json["scale"].as_array().unwrap().clone()
+}
+
+#[test]
+fn an_unwritable_timer_export_is_an_error_before_measuring() {
+    let output = run(punctual().args([
+        "bench",
+        "--mock-timer",
+        "--scale",
+        "10",
+        "--export-timers",
+        "/nonexistent-dir/timers.csv",
+    ]));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("writing /nonexistent-dir/timers.csv"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(output.stdout.is_empty(), "measured anyway");
 }
 
 #[test]
@@ -459,6 +566,11 @@ fn bad_scale_arguments_are_clear_errors() {
         ),
         (&["--scale", "1", "--rounds", "0"], "not in 1..=100000"),
         (&["--rounds", "2"], "--scale"),
+        (&["--export-timers", "t.csv"], "--scale"),
+        (
+            &["--scale", "1", "--export-timers", "-"],
+            "give a file name",
+        ),
     ];
     for (args, message) in cases {
         assert_usage_error(&[&["bench"][..], args].concat(), message);

@@ -2,7 +2,6 @@
 //! model per method whose lateness grows with N as a backlog would, so the CLI tests see
 //! the same table every run.
 
-use super::rounds::Rounds;
 use super::timers::ScaleSpec;
 use super::worker::WorkerArgs;
 use super::{ScaleResult, MIN_TIMERS_FOR_RSS, SPREAD};
@@ -72,11 +71,11 @@ fn profile(name: &str) -> Profile {
     }
 }
 
-pub fn measure(spec: &ScaleSpec, args: &WorkerArgs) -> ScaleResult {
+pub fn measure(spec: &ScaleSpec, args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
     let p = profile(spec.name);
     let mut rng = Rng::new(args.seed ^ spec.name.len() as u64);
     let rounds = args.samples.div_ceil(args.timers).max(args.rounds).max(1);
-    let mut all = Rounds::default();
+    let mut all = args.rounds()?;
     let queue_ns = args.timers * p.queue_ps / 1000;
     // Deadlines evenly spread over each round, so the stalls are those of the model.
     let spacing_ns = SPREAD.as_nanos() as u64 / args.timers;
@@ -98,10 +97,10 @@ pub fn measure(spec: &ScaleSpec, args: &WorkerArgs) -> ScaleResult {
             }
             late_ns.push(late as i64);
         }
-        all.add(&deadlines_ns, &late_ns);
+        all.add(&deadlines_ns, &late_ns)?;
     }
     let s = all.recorder.summary();
-    ScaleResult {
+    Ok(ScaleResult {
         method: spec.name.to_string(),
         ours: spec.ours,
         timers: args.timers,
@@ -121,5 +120,5 @@ pub fn measure(spec: &ScaleSpec, args: &WorkerArgs) -> ScaleResult {
         scheduling: (spec.name == "async-rt").then(|| {
             "executor thread SCHED_FIFO 10 while the deadlines run, driver thread SCHED_FIFO 10 (mock)".to_string()
         }),
-    }
+    })
 }

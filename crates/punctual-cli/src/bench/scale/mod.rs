@@ -13,6 +13,7 @@ pub mod stall;
 pub mod timers;
 pub mod worker;
 
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
@@ -48,6 +49,8 @@ pub struct ScaleOptions {
     pub load: LoadKind,
     pub load_threads: usize,
     pub mock: bool,
+    /// `--export-timers`: every timer's row to this file.
+    pub export_timers: Option<PathBuf>,
 }
 
 /// One method with N timers pending at once.
@@ -119,6 +122,9 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
     } else {
         Environment::collect()
     };
+    if let Some(path) = &options.export_timers {
+        rounds::TimerRows::create(path)?;
+    }
     let load = Load::start(options.load, options.load_threads);
     let mut notes = load.notes.clone();
     let mut progress = Progress::steps(options.timers.len() * options.methods.len(), options.mock);
@@ -142,9 +148,10 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
                 samples: options.samples,
                 rounds: options.rounds,
                 seed,
+                export_timers: options.export_timers.clone(),
             };
             let result = if options.mock {
-                mock::measure(spec, &args)
+                mock::measure(spec, &args)?
             } else {
                 in_worker_process(&args)?
             };
@@ -208,12 +215,17 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
 /// Runs one method at one N in a fresh process of this binary.
 fn in_worker_process(args: &worker::WorkerArgs) -> anyhow::Result<ScaleResult> {
     let exe = std::env::current_exe().context("finding this program to run a scale worker")?;
-    let output = Command::new(&exe)
+    let mut worker = Command::new(&exe);
+    worker
         .args(["bench", "--scale-worker", args.method])
         .args(["--scale", &args.timers.to_string()])
         .args(["--samples", &args.samples.to_string()])
         .args(["--rounds", &args.rounds.to_string()])
-        .args(["--scale-seed", &args.seed.to_string()])
+        .args(["--scale-seed", &args.seed.to_string()]);
+    if let Some(path) = &args.export_timers {
+        worker.arg("--export-timers").arg(path);
+    }
+    let output = worker
         .output()
         .with_context(|| format!("starting a scale worker ({})", exe.display()))?;
     if !output.status.success() {

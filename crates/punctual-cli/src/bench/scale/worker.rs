@@ -5,20 +5,21 @@
 //! The measuring costs the tasks little on purpose: a task's lateness goes to a slot of its
 //! own, preallocated, with one relaxed store; no lock, no allocation, no shared vector.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering::*};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use super::rounds::Rounds;
+use super::rounds::{Rounds, TimerRows};
 use super::timers::{ScaleTimer, SCALE_METHODS};
 use super::{ScaleResult, FIRST_DEADLINE, SPREAD};
 use crate::rng::Rng;
 use crate::sys::{self, Platform};
 
 /// What the parent asks a worker process to measure.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct WorkerArgs {
     pub method: &'static str,
     pub timers: u64,
@@ -26,6 +27,20 @@ pub struct WorkerArgs {
     /// Rounds to run at least.
     pub rounds: u64,
     pub seed: u64,
+    /// `--export-timers`: the file the run created, to append each timer's row to.
+    pub export_timers: Option<PathBuf>,
+}
+
+impl WorkerArgs {
+    /// Rounds that append their timers' rows where `--export-timers` asked.
+    pub fn rounds(&self) -> anyhow::Result<Rounds> {
+        let rows = self
+            .export_timers
+            .as_deref()
+            .map(|path| TimerRows::append(path, self.method, self.timers))
+            .transpose()?;
+        Ok(Rounds::new(rows))
+    }
 }
 
 /// Time to set up one round before its first deadline: spawning and first-polling a task
@@ -72,7 +87,7 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
         .build()?;
     let n = usize::try_from(args.timers)?;
     let mut rng = Rng::new(args.seed);
-    let mut all = Rounds::default();
+    let mut all = args.rounds()?;
     let mut overran = 0u64;
     let mut cpu = Some(Duration::ZERO);
     let (mut rss_growth, mut timer_bytes) = (None, 0);
@@ -80,7 +95,7 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
     let mut executor_scheduling = None;
     while all.count < args.rounds.max(1) || all.recorder.count() < args.samples {
         let round = runtime.block_on(round(&timer, n, &mut rng));
-        all.add(&round.deadlines_ns, &round.late_ns);
+        all.add(&round.deadlines_ns, &round.late_ns)?;
         cpu = cpu.zip(round.cpu).map(|(a, b)| a + b);
         if all.count == 1 {
             // Later rounds reuse the memory the first one gave back to the allocator.
