@@ -4,7 +4,7 @@ use assert_cmd::assert::OutputAssertExt;
 use predicates::prelude::*;
 
 mod common;
-use common::{assert_every_row_has, assert_usage_error, punctual, run, stdout_of};
+use common::{assert_every_row_has, assert_usage_error, punctual, run, stdout_of, TempDir};
 
 fn mock_bench(extra: &[&str]) -> String {
     let base = [
@@ -83,8 +83,8 @@ fn json_has_the_documented_fields() {
 
 #[test]
 fn exports_to_files_and_a_plot() {
-    let dir = std::env::temp_dir().join(format!("punctual-bench-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("bench-exports");
+    let dir = &dir.0;
     let (json, csv, md, svg) = (
         dir.join("r.json"),
         dir.join("r.csv"),
@@ -124,7 +124,6 @@ fn exports_to_files_and_a_plot() {
     assert!(
         serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&json).unwrap()).is_ok()
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -236,17 +235,12 @@ fn as_nobody(args: &[&str]) -> Option<String> {
         return None;
     }
     // The build tree may sit under a directory nobody cannot enter (/root is 0700).
-    let dir = std::env::temp_dir().join(format!(
-        "punctual-nobody-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let copy = dir.join("punctual");
+    let dir = TempDir::new("nobody");
+    let copy = dir.0.join("punctual");
     std::fs::copy(&bin, &copy).unwrap();
     let status = std::process::Command::new("chmod")
         .args(["-R", "a+rx"])
-        .arg(&dir)
+        .arg(&dir.0)
         .status()
         .unwrap();
     assert!(status.success());
@@ -261,7 +255,7 @@ fn as_nobody(args: &[&str]) -> Option<String> {
         .args(args)
         .output()
         .unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    drop(dir);
     assert!(
         output.status.success(),
         "{}",
@@ -395,8 +389,8 @@ fn scale_json_has_a_row_per_method_and_count() {
 /// when some timer overdue through it completes).
 #[test]
 fn a_real_scale_run_measures_each_method_in_a_worker_process() {
-    let dir = scratch_dir("real-scale");
-    let timers_csv = dir.join("timers.csv");
+    let dir = TempDir::new("real-scale");
+    let timers_csv = dir.0.join("timers.csv");
     let rows = scale_rows_and_timers(
         &[
             "--scale",
@@ -423,15 +417,6 @@ fn a_real_scale_run_measures_each_method_in_a_worker_process() {
         }
     }
     assert_timer_rows_match(&timers_csv, &rows);
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// A fresh, empty directory of this test's own under the system's temporary directory.
-fn scratch_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("punctual-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// Checks the `--export-timers` file against the run's JSON rows: the header, then for
@@ -481,8 +466,8 @@ fn assert_timer_rows_match(csv: &std::path::Path, json_rows: &[serde_json::Value
 
 #[test]
 fn every_timer_is_exported_as_a_row() {
-    let dir = scratch_dir("timer-rows");
-    let csv = dir.join("timers.csv");
+    let dir = TempDir::new("timer-rows");
+    let csv = dir.0.join("timers.csv");
     let args = [
         "--mock-timer",
         "--scale",
@@ -497,7 +482,6 @@ fn every_timer_is_exported_as_a_row() {
     let args = ["--mock-timer", "--scale", "10", "--methods", "async"];
     let rows = scale_rows_and_timers(&args, &csv);
     assert_timer_rows_match(&csv, &rows);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Runs `punctual bench` with `args`, every timer's row going to `csv`; checks it

@@ -3,11 +3,10 @@
 //! cyclictest is installed, bad arguments, refused privileges, and short real runs whose
 //! figures are only checked for what always holds.
 
-use std::path::PathBuf;
 use std::process::Output;
 
 mod common;
-use common::{assert_usage_error, punctual};
+use common::{assert_usage_error, punctual, TempDir};
 
 fn run(args: &[&str]) -> Output {
     common::run(punctual().arg("grid").args(args))
@@ -265,29 +264,6 @@ fn memory_lock_and_dma_latency_are_applied_or_the_run_stops() {
             );
             assert!(output.stdout.is_empty());
         }
-    }
-}
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(what: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos();
-        let dir = std::env::temp_dir().join(format!(
-            "punctual-grid-{what}-{}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -2,7 +2,9 @@
 //! this, hence the allowance.
 #![allow(dead_code)]
 
+use std::path::PathBuf;
 use std::process::Output;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use assert_cmd::Command;
 use punctual_test_support::started;
@@ -51,4 +53,31 @@ pub fn assert_usage_error(args: &[&str], message: &str) {
     );
     assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     assert!(output.stdout.is_empty(), "{args:?} printed results");
+}
+
+/// A fresh, empty directory of a test's own under the system's temporary directory,
+/// removed with everything in it when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    /// `what` names the test in the directory's name; the process id and a count make it
+    /// unique, also among tests running at once.
+    pub fn new(what: &str) -> TempDir {
+        static MADE: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "punctual-{what}-{}-{}",
+            std::process::id(),
+            MADE.fetch_add(1, Ordering::Relaxed)
+        ));
+        // Left by an earlier process with the same id, if any.
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
