@@ -44,9 +44,15 @@ pub fn assert_every_row_has(rows: &[serde_json::Value], fields: &[&str]) {
 /// Asserts that `punctual` with `args` is a usage error: exit code 2, `message` in what it
 /// wrote to stderr, no panic, and no results on stdout.
 pub fn assert_usage_error(args: &[&str], message: &str) {
+    assert_fails_before_measuring(args, 2, message);
+}
+
+/// Asserts that `punctual` with `args` exits with `code` and `message` on stderr, without
+/// a panic and before printing any result.
+pub fn assert_fails_before_measuring(args: &[&str], code: i32, message: &str) {
     let output = run(punctual().args(args));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(output.status.code(), Some(code), "{args:?}: {stderr}");
     assert!(
         stderr.contains(message),
         "{args:?}: {message:?} not in {stderr}"
