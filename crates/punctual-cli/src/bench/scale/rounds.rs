@@ -33,8 +33,7 @@ pub struct TimerRows {
 impl TimerRows {
     /// Creates (or empties) `path` and writes the header, before anything is measured.
     pub fn create(path: &Path) -> anyhow::Result<()> {
-        let mut file = File::create(path).with_context(|| format!("writing {}", path.display()))?;
-        writeln!(file, "method,timers,round,deadline_ns,late_ns")
+        std::fs::write(path, "method,timers,round,deadline_ns,late_ns\n")
             .with_context(|| format!("writing {}", path.display()))
     }
 
