@@ -102,7 +102,7 @@ pub struct BenchArgs {
 
     /// With --scale: every timer of every round, one CSV row each (method, timers, round,
     /// deadline_ns after the round's first possible deadline, late_ns), to see where a p99
-    /// came from: a stall, and the backlog after it. About 30 bytes a timer.
+    /// came from: a stall, and the backlog after it. Some 36 bytes a timer.
     #[arg(long, value_name = "FILE", requires = "scale", value_parser = parse_timer_rows_path)]
     pub export_timers: Option<PathBuf>,
 
