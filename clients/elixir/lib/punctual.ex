@@ -39,7 +39,8 @@ defmodule Punctual do
   timeout, without spinning.
 
   Protocol 1 cannot take a request back: a sleep that timed out holds the program until
-  it has slept it out, and the requests behind it wait.
+  it has slept it out, and the requests behind it wait; `cancel/2` there returns
+  `{:error, :unsupported}`.
 
   ## Errors
 
@@ -52,7 +53,8 @@ defmodule Punctual do
       argument (`:nanoseconds`, `:deadline`, `:timeout`, `:id`, `:options`) or the
       option's key. It is found before anything is started or sent: no request goes out,
       and no message comes of it.
-    * `{:error, :unsupported}`: what protocol 1 cannot do (`port_spin:` per wake).
+    * `{:error, :unsupported}`: what protocol 1 cannot do (`cancel/2`, `port_spin:` per
+      wake).
     * `{:error, :timeout}`, `{:error, :closed}`, and `open/1`'s failures to start the
       program: what happened.
 
@@ -258,9 +260,13 @@ defmodule Punctual do
   Cancels a wake asked for with `wake_after/3` or `wake_at/3`: `:ok` when it was still
   pending, and then no message comes for it; `{:error, :not_pending}` when it had already
   fired (its message is in, or on its way to, the mailbox) or was cancelled.
+
+  Protocol 1 cannot cancel: the program sleeps each request out, and the ones behind it
+  wait. There `cancel/2` returns `{:error, :unsupported}` and the wake still comes.
   """
-  @spec cancel(t, id) :: :ok | {:error, :not_pending | {:invalid, :id, term}}
+  @spec cancel(t, id) :: :ok | {:error, :not_pending | :unsupported | {:invalid, :id, term}}
   def cancel(%__MODULE__{}, id) when not is_integer(id), do: Options.invalid(:id, id)
+  def cancel(%__MODULE__{protocol: 1}, _id), do: {:error, :unsupported}
 
   def cancel(%__MODULE__{} = sleeper, id) do
     case take(sleeper, id) do

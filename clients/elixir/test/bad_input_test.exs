@@ -1,5 +1,6 @@
 defmodule Punctual.BadInputTest do
-  # Values at and past the wire's ranges, bad timeouts and options: every bad value is an error before anything is sent, every blocking call
+  # Values at and past the wire's ranges, bad timeouts and options, and protocol 1's
+  # cancel: every bad value is an error before anything is sent, every blocking call
   # returns by its timeout without spinning, and no call leaves a message behind.
   use ExUnit.Case, async: true
 
@@ -180,6 +181,18 @@ defmodule Punctual.BadInputTest do
     assert {:ok, _} = Punctual.sleep(sleeper, 1_000, 5_000)
     {:ok, sleeper} = Punctual.open(port_spin: 1_000, max_pending: 10, priority: nil)
     assert {:ok, _} = Punctual.sleep(sleeper, 1_000, 5_000)
+  end
+
+  test "protocol 1 cannot cancel, and says so: the wake still comes" do
+    {:ok, sleeper} = Punctual.open(protocol: 1, realtime: false)
+    {:ok, id} = Punctual.wake_after(sleeper, 100_000_000)
+    assert Punctual.cancel(sleeper, id) == {:error, :unsupported}
+    assert_receive message, 5_000
+    assert {:woke, ^id, _lateness} = Punctual.message(sleeper, message)
+    # The port is free again.
+    assert {:ok, _} = Punctual.sleep(sleeper, 1_000, 5_000)
+    assert Punctual.wake_after(sleeper, 1_000, port_spin: 1_000) == {:error, :unsupported}
+    refute_receive _, 100
   end
 
   # Runs a blocking call in a process of its own: what it returned, how long it took, the
