@@ -102,9 +102,10 @@ defmodule Punctual do
   @ids 1
 
   # The options of each call: default and kind (see Punctual.Options).
-  @wake_after %{port_spin: {0, :u32}}
-  @wake_at %{spin: {0, :non_neg}, port_spin: {0, :u32}}
-  @sleep_until Map.put(@wake_at, :timeout, {:infinity, :timeout})
+  @at %{spin: {0, :non_neg}, port_spin: {0, :u32}}
+  @wake_after Options.spec(%{port_spin: {0, :u32}})
+  @wake_at Options.spec(@at)
+  @sleep_until Options.spec(Map.put(@at, :timeout, {:infinity, :timeout}))
 
   @doc """
   Starts the program and a process owning it, linked to the caller and ending with it.

@@ -33,22 +33,31 @@ defmodule Punctual.Options do
   `:args`, the program's command line.
   """
   def open(opts, extra \\ %{}) do
-    with {:ok, o} <- check(opts, Map.merge(@open, extra)),
+    with {:ok, o} <- check(opts, spec(Map.merge(@open, extra))),
          :ok <- consistent(o) do
       {:ok, Map.put(o, :args, args(o))}
     end
   end
 
   @doc """
-  Checks a call's keyword options against `spec`, `%{key => {default, kind}}`, and returns
-  them as a map with the defaults filled in.
+  A call's options, `%{key => {default, kind}}`, as `check/2` takes them: worked out once,
+  at compile time, since every call checks its options.
   """
-  def check(opts, spec) when is_list(opts) do
-    defaults = Map.new(spec, fn {key, {default, _kind}} -> {key, default} end)
+  def spec(options) do
+    {Map.new(options, fn {key, {default, _kind}} -> {key, default} end),
+     Map.new(options, fn {key, {_default, kind}} -> {key, kind} end)}
+  end
 
+  @doc """
+  Checks a call's keyword options against a `spec/1` and returns them as a map with the
+  defaults filled in.
+  """
+  def check([], {defaults, _kinds}), do: {:ok, defaults}
+
+  def check(opts, {defaults, kinds}) when is_list(opts) do
     Enum.reduce_while(opts, {:ok, defaults}, fn
-      {key, value}, {:ok, acc} when is_atom(key) and is_map_key(spec, key) ->
-        {_default, kind} = Map.fetch!(spec, key)
+      {key, value}, {:ok, acc} when is_atom(key) and is_map_key(kinds, key) ->
+        kind = Map.fetch!(kinds, key)
 
         if valid?(kind, value),
           do: {:cont, {:ok, Map.put(acc, key, value)}},
