@@ -208,11 +208,12 @@ defmodule Punctual do
   ## Errors
 
   `{:error, :timeout}`, `{:error, :closed}`; before anything is sent:
-  `{:error, {:invalid, :deadline, deadline}}` for a deadline the wire cannot carry (past
-  a signed 64-bit count of nanoseconds on the program's clock, which starts near the
-  BEAM's `System.monotonic_time/1` origin plus the program's start: `2**63 - 1` itself is
-  out of reach on Linux), `{:error, {:invalid, key, value}}` for an option it does not
-  know or cannot take, `{:error, :unsupported}` for `:port_spin` with protocol 1.
+  `{:error, {:invalid, :deadline, deadline}}` for a deadline the wire cannot carry: not a
+  signed 64-bit integer, or (protocol 2) past one on the program's clock, which starts
+  when the program does, or (protocol 1) more than `2**63 - 1` ns from now. The BEAM's
+  monotonic time usually starts far below zero, and then `2**63 - 1` is out of reach on
+  either. `{:error, {:invalid, key, value}}` for an option it does not know or cannot
+  take, `{:error, :unsupported}` for `:port_spin` with protocol 1.
   """
   @spec sleep_until(t, integer, keyword) :: {:ok, non_neg_integer} | {:error, term}
   def sleep_until(%__MODULE__{} = sleeper, deadline, opts \\ []) do

@@ -6,8 +6,6 @@ defmodule Punctual.Options do
   # wire's (docs/port-protocol.md): durations and deadlines are i64 nanoseconds, a spin
   # tail per wake a u32, the program's `--spin` and `--max-pending` 64-bit.
 
-  @i64_min -0x8000_0000_0000_0000
-  @i64_max 0x7FFF_FFFF_FFFF_FFFF
   @u32_max 0xFFFF_FFFF
   @u64_max 0xFFFF_FFFF_FFFF_FFFF
 
@@ -21,9 +19,6 @@ defmodule Punctual.Options do
     max_pending: {nil, :max_pending},
     path: {nil, :path}
   }
-
-  @doc false
-  def i64?(ns), do: is_integer(ns) and ns >= @i64_min and ns <= @i64_max
 
   @doc false
   def invalid(name, value), do: {:error, {:invalid, name, value}}

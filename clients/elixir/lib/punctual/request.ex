@@ -5,6 +5,7 @@ defmodule Punctual.Request do
   # refused here, before anything is registered or sent, rather than truncated.
 
   alias Punctual.{Options, Wire}
+  require Wire
 
   # The :atomics slot that holds the port's clock minus the BEAM's (see Punctual.Server).
   @offset 2
@@ -55,6 +56,6 @@ defmodule Punctual.Request do
   # Whether `on_wire`, what `value` (the argument `name`) becomes on the wire, fits there:
   # both protocols carry durations and deadlines as signed 64-bit nanoseconds.
   defp carried(name, value, on_wire) do
-    if Options.i64?(on_wire), do: :ok, else: Options.invalid(name, value)
+    if Wire.is_i64(on_wire), do: :ok, else: Options.invalid(name, value)
   end
 end
