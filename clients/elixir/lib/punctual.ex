@@ -34,7 +34,33 @@ defmodule Punctual do
       end
 
   A sleep that times out leaves nothing behind in the caller's mailbox: the answer, if it
-  comes later, is dropped.
+  comes later, is dropped. The timeout holds whatever the deadline: it includes the
+  `spin:`, and a deadline later than the timeout returns `{:error, :timeout}` at the
+  timeout, without spinning.
+
+  Protocol 1 cannot take a request back: a sleep that timed out holds the program until
+  it has slept it out, and the requests behind it wait; `cancel/2` there returns
+  `{:error, :unsupported}`.
+
+  ## Errors
+
+  Every function returns `{:ok, _}` (or `:ok`) or `{:error, reason}`, and none raises for
+  a value it is given:
+
+    * `{:error, {:invalid, name, value}}`: a value of the wrong type, one out of the
+      wire's range (durations and deadlines are signed 64-bit nanoseconds there, a spin
+      tail per wake 32-bit), or an option the call does not take, `name` being the
+      argument (`:nanoseconds`, `:deadline`, `:timeout`, `:id`, `:options`) or the
+      option's key. It is found before anything is started or sent: no request goes out,
+      and no message comes of it.
+    * `{:error, :unsupported}`: what protocol 1 cannot do (`cancel/2`, `port_spin:` per
+      wake).
+    * `{:error, :timeout}`, `{:error, :closed}`, and `open/1`'s failures to start the
+      program: what happened.
+
+  Only a first argument that is not what the function works on fails otherwise: a term
+  that is not a handle raises `FunctionClauseError`, and `handle/1` of a server that is
+  not running exits, as `GenServer.call/2` does.
 
   ## On the microsecond
 
@@ -62,7 +88,7 @@ defmodule Punctual do
   describes both protocols byte by byte.
   """
 
-  alias Punctual.Wire
+  alias Punctual.{Options, Request, Timeout, Wire}
 
   defstruct [:server, :port, :protocol, :table, :counters]
 
@@ -72,8 +98,14 @@ defmodule Punctual do
   @typedoc "The id of a wake asked for with `wake_after/3` or `wake_at/3`."
   @type id :: pos_integer
 
+  # The :atomics slot that counts ids (slot 2 holds the clock offset: Punctual.Request).
   @ids 1
-  @offset 2
+
+  # The options of each call: default and kind (see Punctual.Options).
+  @at %{spin: {0, :non_neg}, port_spin: {0, :u32}}
+  @wake_after Options.spec(%{port_spin: {0, :u32}})
+  @wake_at Options.spec(@at)
+  @sleep_until Options.spec(Map.put(@at, :timeout, {:infinity, :timeout}))
 
   @doc """
   Starts the program and a process owning it, linked to the caller and ending with it.
@@ -87,39 +119,43 @@ defmodule Punctual do
     * `:priority` - a SCHED_FIFO priority from 1 to 99 to ask for and keep (Linux);
       refused, `open/1` returns `{:error, :priority_refused}`.
     * `:port_spin` - nanoseconds the program spins before every wake (default 0).
-    * `:strategy` - protocol 1's way of sleeping: `:native` (default), `:hybrid` or `:spin`.
+    * `:strategy` - protocol 1's way of sleeping: `:native` (default), `:hybrid` or `:spin`
+      (the last two choose their own spin: no `:port_spin` with them).
     * `:max_pending` - protocol 2's limit on pending wakes (default 1,000,000).
     * `:path` - the `punctual-port` binary.
 
   ## Errors
 
-  `{:error, :priority_refused}`, `{:error, {:port_exited, status}}` when the program ends
-  before answering, `{:error, {:no_port_program, path}}` when there is no binary there.
-  Options that make no sense raise `ArgumentError`.
+  `{:error, {:invalid, key, value}}` for an option it does not know or a value it cannot
+  take (nothing is started); `{:error, :priority_refused}`, `{:error, {:port_exited,
+  status}}` when the program ends before answering, `{:error, {:no_port_program, path}}`
+  when there is no binary there.
   """
   @spec open(keyword) :: {:ok, t} | {:error, term}
   def open(opts \\ []) do
-    args = port_args(opts)
+    with {:ok, options} <- Options.open(opts) do
+      case GenServer.start(Punctual.Server, {options, self()}) do
+        {:ok, server} ->
+          Process.link(server)
+          {:ok, GenServer.call(server, :handle)}
 
-    case GenServer.start(Punctual.Server, {opts, args, self()}) do
-      {:ok, server} ->
-        Process.link(server)
-        {:ok, GenServer.call(server, :handle)}
-
-      {:error, reason} ->
-        {:error, reason}
+        {:error, reason} ->
+          {:error, reason}
+      end
     end
   end
 
   @doc """
   Starts the program under a supervisor: a port that serves the whole node, until the
   supervisor stops it. Takes the options of `open/1`, and `:name` to register it; get
-  its handle with `handle/1`.
+  its handle with `handle/1`. Fails as `open/1` does.
   """
   @spec start_link(keyword) :: GenServer.on_start()
   def start_link(opts \\ []) do
-    args = port_args(opts)
-    GenServer.start_link(Punctual.Server, {opts, args, nil}, Keyword.take(opts, [:name]))
+    with {:ok, options} <- Options.open(opts, %{name: {nil, :name}}) do
+      name = if options.name, do: [name: options.name], else: []
+      GenServer.start_link(Punctual.Server, {options, nil}, name)
+    end
   end
 
   @doc false
@@ -134,13 +170,24 @@ defmodule Punctual do
   @doc """
   Sleeps for `nanoseconds` in the calling process and returns the nanoseconds slept as the
   program measured them, from reading the request to waking. `timeout` is how many
-  milliseconds to wait for the answer at most.
+  milliseconds to wait for the answer at most (any integer >= 0, or `:infinity`).
+
+  ## Errors
+
+  `{:error, :timeout}`, `{:error, :closed}`; `{:error, {:invalid, :nanoseconds, ns}}` for a
+  duration that is not an integer the wire carries (a signed 64-bit count: at most
+  `2**63 - 1`, some 292 years), `{:error, {:invalid, :timeout, timeout}}`. Those two are
+  found before anything is sent.
   """
-  @spec sleep(t, integer, timeout) :: {:ok, non_neg_integer} | {:error, :closed | :timeout}
-  def sleep(%__MODULE__{} = sleeper, nanoseconds, timeout \\ :infinity)
-      when is_integer(nanoseconds) do
-    with {:ok, _lateness, slept} <- await(sleeper, {:after, nanoseconds, 0}, timeout) do
-      {:ok, slept}
+  @spec sleep(t, integer, timeout) :: {:ok, non_neg_integer} | {:error, term}
+  def sleep(%__MODULE__{} = sleeper, nanoseconds, timeout \\ :infinity) do
+    if Options.timeout?(timeout) do
+      with {:ok, _lateness, slept} <-
+             await(sleeper, {:after, nanoseconds, 0}, Timeout.give_up_at(timeout)) do
+        {:ok, slept}
+      end
+    else
+      Options.invalid(:timeout, timeout)
     end
   end
 
@@ -152,29 +199,48 @@ defmodule Punctual do
 
     * `:spin` - nanoseconds to wait busy at the end, in this process (default 0): the
       program is asked to answer that much early.
-    * `:port_spin` - nanoseconds the program spins before it answers (protocol 2).
-    * `:timeout` - milliseconds to wait for the program's answer at most (default
-      `:infinity`).
-  """
-  @spec sleep_until(t, integer, keyword) ::
-          {:ok, non_neg_integer} | {:error, :closed | :timeout}
-  def sleep_until(%__MODULE__{} = sleeper, deadline, opts \\ []) when is_integer(deadline) do
-    spin = Keyword.get(opts, :spin, 0)
-    how = {:at, deadline - spin, Keyword.get(opts, :port_spin, 0)}
+    * `:port_spin` - nanoseconds the program spins before it answers (protocol 2), at most
+      `2**32 - 1`.
+    * `:timeout` - milliseconds the call blocks at most, spin included (default
+      `:infinity`). A deadline later than the timeout returns `{:error, :timeout}` at the
+      timeout, without spinning.
 
-    with {:ok, _lateness, _slept} <- await(sleeper, how, Keyword.get(opts, :timeout, :infinity)) do
-      spin_until(deadline)
-      {:ok, System.monotonic_time(:nanosecond) - deadline}
+  ## Errors
+
+  `{:error, :timeout}`, `{:error, :closed}`; before anything is sent:
+  `{:error, {:invalid, :deadline, deadline}}` for a deadline the wire cannot carry: not a
+  signed 64-bit integer, or (protocol 2) past one on the program's clock, which starts
+  when the program does, or (protocol 1) more than `2**63 - 1` ns from now. The BEAM's
+  monotonic time usually starts far below zero, and then `2**63 - 1` is out of reach on
+  either. `{:error, {:invalid, key, value}}` for an option it does not know or cannot
+  take, `{:error, :unsupported}` for `:port_spin` with protocol 1.
+  """
+  @spec sleep_until(t, integer, keyword) :: {:ok, non_neg_integer} | {:error, term}
+  def sleep_until(%__MODULE__{} = sleeper, deadline, opts \\ []) do
+    with {:ok, o} <- Options.check(opts, @sleep_until),
+         give_up_at = Timeout.give_up_at(o.timeout),
+         {:ok, _lateness, _slept} <-
+           await(sleeper, {:at, deadline, o.spin, o.port_spin}, give_up_at) do
+      if Timeout.reachable?(deadline, give_up_at) do
+        spin_until(deadline)
+        {:ok, System.monotonic_time(:nanosecond) - deadline}
+      else
+        Timeout.wait_until(give_up_at)
+        {:error, :timeout}
+      end
     end
   end
 
   @doc """
   Asks to be woken after `nanoseconds`. The answer comes to the caller as a message for
-  `message/2`: `{:woke, id, lateness_ns}`. Takes `port_spin:` as `sleep_until/3` does.
+  `message/2`: `{:woke, id, lateness_ns}`. Takes `port_spin:` as `sleep_until/3` does, and
+  fails before anything is sent as `sleep/3` does.
   """
-  @spec wake_after(t, integer, keyword) :: {:ok, id} | {:error, :closed}
-  def wake_after(%__MODULE__{} = sleeper, nanoseconds, opts \\ []) when is_integer(nanoseconds) do
-    ask(sleeper, self(), :message, {:after, nanoseconds, Keyword.get(opts, :port_spin, 0)})
+  @spec wake_after(t, integer, keyword) :: {:ok, id} | {:error, term}
+  def wake_after(%__MODULE__{} = sleeper, nanoseconds, opts \\ []) do
+    with {:ok, o} <- Options.check(opts, @wake_after) do
+      ask(sleeper, self(), :message, {:after, nanoseconds, o.port_spin})
+    end
   end
 
   @doc """
@@ -182,21 +248,29 @@ defmodule Punctual do
   as for `wake_after/3`.
 
   With `spin: nanoseconds` it asks to be woken that much early; the caller then waits out
-  the rest with `spin_until/1`. Takes `port_spin:` as `sleep_until/3` does.
+  the rest with `spin_until/1`. Takes `port_spin:` as `sleep_until/3` does, and fails
+  before anything is sent as `sleep_until/3` does.
   """
-  @spec wake_at(t, integer, keyword) :: {:ok, id} | {:error, :closed}
-  def wake_at(%__MODULE__{} = sleeper, deadline, opts \\ []) when is_integer(deadline) do
-    how = {:at, deadline - Keyword.get(opts, :spin, 0), Keyword.get(opts, :port_spin, 0)}
-    ask(sleeper, self(), :message, how)
+  @spec wake_at(t, integer, keyword) :: {:ok, id} | {:error, term}
+  def wake_at(%__MODULE__{} = sleeper, deadline, opts \\ []) do
+    with {:ok, o} <- Options.check(opts, @wake_at) do
+      ask(sleeper, self(), :message, {:at, deadline, o.spin, o.port_spin})
+    end
   end
 
   @doc """
   Cancels a wake asked for with `wake_after/3` or `wake_at/3`: `:ok` when it was still
   pending, and then no message comes for it; `{:error, :not_pending}` when it had already
   fired (its message is in, or on its way to, the mailbox) or was cancelled.
+
+  Protocol 1 cannot cancel: the program sleeps each request out, and the ones behind it
+  wait. There `cancel/2` returns `{:error, :unsupported}` and the wake still comes.
   """
-  @spec cancel(t, id) :: :ok | {:error, :not_pending}
-  def cancel(%__MODULE__{} = sleeper, id) when is_integer(id) do
+  @spec cancel(t, id) :: :ok | {:error, :not_pending | :unsupported | {:invalid, :id, term}}
+  def cancel(%__MODULE__{}, id) when not is_integer(id), do: Options.invalid(:id, id)
+  def cancel(%__MODULE__{protocol: 1}, _id), do: {:error, :unsupported}
+
+  def cancel(%__MODULE__{} = sleeper, id) do
     case take(sleeper, id) do
       true -> :ok
       false -> {:error, :not_pending}
@@ -216,12 +290,15 @@ defmodule Punctual do
 
   @doc """
   Waits busy until `deadline`, a `System.monotonic_time(:nanosecond)`: the last stretch
-  after `wake_at/3` with `spin:`. Returns at once for a deadline that has passed.
+  after `wake_at/3` with `spin:`. Returns at once for a deadline that has passed, and
+  `{:error, {:invalid, :deadline, deadline}}` for one that is not an integer.
   """
-  @spec spin_until(integer) :: :ok
-  def spin_until(deadline) do
+  @spec spin_until(integer) :: :ok | {:error, {:invalid, :deadline, term}}
+  def spin_until(deadline) when is_integer(deadline) do
     if System.monotonic_time(:nanosecond) < deadline, do: spin_until(deadline), else: :ok
   end
+
+  def spin_until(deadline), do: Options.invalid(:deadline, deadline)
 
   @doc "The operating system's process id of the program, or nil once it has ended."
   @spec os_pid(t) :: non_neg_integer | nil
@@ -240,44 +317,19 @@ defmodule Punctual do
     :exit, _ -> :ok
   end
 
-  # Registers a wake, then asks the program for it. Bad arguments raise before anything
-  # is registered.
+  # Registers a wake, then asks the program for it. A value the wire cannot carry is an
+  # error before anything is registered or sent.
   defp ask(sleeper, destination, kind, how) do
     id = :atomics.add_get(sleeper.counters, @ids, 1)
-    request = encode(sleeper, id, how)
     asked = with {:after, ns, _} <- how, do: ns, else: (_ -> nil)
 
-    if register(sleeper, {id, destination, kind, asked}) and deliver(sleeper, request) do
-      {:ok, id}
-    else
-      take(sleeper, id)
-      {:error, :closed}
-    end
-  end
-
-  defp encode(%{protocol: 2, counters: counters}, id, how) do
-    case how do
-      {:after, ns, port_spin} ->
-        Wire.wake_after(id, ns, port_spin)
-
-      {:at, deadline, port_spin} ->
-        Wire.wake_at(id, deadline + :atomics.get(counters, @offset), port_spin)
-    end
-  end
-
-  # Protocol 1 sends durations, worked out by the server when the port is free: a
-  # deadline's is what is left of it then; a duration is sent as it is, as nanosleep does,
-  # so what the program reports slept is never less than asked.
-  defp encode(%{protocol: 1}, id, how) do
-    case how do
-      {:after, ns, 0} ->
-        {:wake, id, {:after, ns}}
-
-      {:at, deadline, 0} ->
-        {:wake, id, {:at, deadline}}
-
-      _ ->
-        raise ArgumentError, "port_spin: per wake needs protocol 2; open with port_spin: instead"
+    with {:ok, request} <- Request.encode(sleeper, id, how) do
+      if register(sleeper, {id, destination, kind, asked}) and deliver(sleeper, request) do
+        {:ok, id}
+      else
+        take(sleeper, id)
+        {:error, :closed}
+      end
     end
   end
 
@@ -313,27 +365,17 @@ defmodule Punctual do
     ArgumentError -> false
   end
 
-  # Blocks for one wake. The answer comes to an alias of a monitor on the server: the
-  # monitor reports the server's end, and once the alias is gone (demonitor), a late
-  # answer is dropped instead of landing in the mailbox.
-  defp await(sleeper, how, timeout) do
+  # Blocks for one wake, until `give_up_at` (ns on the BEAM's clock, or :infinity). The
+  # answer comes to an alias of a monitor on the server: the monitor reports the server's
+  # end, and once the alias is gone (demonitor), a late answer is dropped instead of
+  # landing in the mailbox.
+  defp await(sleeper, how, give_up_at) do
     alias = :erlang.monitor(:process, sleeper.server, [{:alias, :demonitor}])
 
     case ask(sleeper, alias, :reply, how) do
       {:ok, id} ->
-        receive do
-          {^alias, {:woke, lateness, slept}} ->
-            :erlang.demonitor(alias, [:flush])
-            {:ok, lateness, slept}
-
-          {^alias, {:error, reason}} ->
-            :erlang.demonitor(alias, [:flush])
-            {:error, reason}
-
-          {:DOWN, ^alias, :process, _, _} ->
-            {:error, :closed}
-        after
-          timeout ->
+        case answer(alias, give_up_at) do
+          :timeout ->
             :erlang.demonitor(alias, [:flush])
             # Taken here: the server will never send it. Taken by the server: it sent it
             # before the alias went (it is in the mailbox now) or after (dropped).
@@ -346,6 +388,13 @@ defmodule Punctual do
             end
 
             {:error, :timeout}
+
+          {:closed, answer} ->
+            answer
+
+          answer ->
+            :erlang.demonitor(alias, [:flush])
+            answer
         end
 
       error ->
@@ -354,65 +403,14 @@ defmodule Punctual do
     end
   end
 
-  defp port_args(opts) do
-    protocol =
-      case Keyword.get(opts, :protocol, 2) do
-        p when p in [1, 2] -> p
-        p -> raise ArgumentError, "protocol: must be 1 or 2, got: #{inspect(p)}"
-      end
-
-    ["--protocol", "#{protocol}"] ++
-      realtime_args(opts) ++
-      spin_args(opts) ++ strategy_args(opts, protocol) ++ pending_args(opts)
-  end
-
-  defp realtime_args(opts) do
-    case {Keyword.get(opts, :realtime, true), Keyword.get(opts, :priority)} do
-      {true, nil} ->
-        if :os.type() == {:unix, :linux}, do: ["--above", System.pid()], else: []
-
-      {false, nil} ->
-        ["--no-realtime"]
-
-      {false, _priority} ->
-        raise ArgumentError, "priority: asks for real time, which realtime: false turns off"
-
-      {true, priority} when priority in 1..99 ->
-        ["--priority", "#{priority}"]
-
-      {true, priority} ->
-        raise ArgumentError,
-              "priority: must be a SCHED_FIFO priority from 1 to 99, got: #{inspect(priority)}"
-    end
-  end
-
-  defp spin_args(opts) do
-    case Keyword.get(opts, :port_spin, 0) do
-      0 -> []
-      ns when is_integer(ns) and ns > 0 -> ["--spin", "#{ns}"]
-      ns -> raise ArgumentError, "port_spin: must be nanoseconds >= 0, got: #{inspect(ns)}"
-    end
-  end
-
-  defp strategy_args(opts, protocol) do
-    case {Keyword.get(opts, :strategy, :native), protocol} do
-      {:native, _} ->
-        []
-
-      {strategy, 1} when strategy in [:hybrid, :spin] ->
-        ["--strategy", "#{strategy}"]
-
-      {strategy, _} ->
-        raise ArgumentError,
-              "strategy: #{inspect(strategy)} is for protocol 1's :native, :hybrid or :spin"
-    end
-  end
-
-  defp pending_args(opts) do
-    case Keyword.get(opts, :max_pending) do
-      nil -> []
-      n when is_integer(n) and n > 0 -> ["--max-pending", "#{n}"]
-      n -> raise ArgumentError, "max_pending: must be a positive integer, got: #{inspect(n)}"
+  defp answer(alias, give_up_at) do
+    receive do
+      {^alias, {:woke, lateness, slept}} -> {:ok, lateness, slept}
+      {^alias, {:error, reason}} -> {:error, reason}
+      {:DOWN, ^alias, :process, _, _} -> {:closed, {:error, :closed}}
+    after
+      Timeout.step_ms(give_up_at) ->
+        if Timeout.passed?(give_up_at), do: :timeout, else: answer(alias, give_up_at)
     end
   end
 end

@@ -19,6 +19,10 @@ defmodule Punctual.WireTest do
     assert Wire.cancel(7) == <<0x03, 0, 0, 0, 0, 0, 0, 0, 7>>
     assert Wire.now(0x0102030405060708) == <<0x04, 1, 2, 3, 4, 5, 6, 7, 8>>
     assert_raise ArgumentError, fn -> Wire.wake_after(1, 1, 4_294_967_296) end
+    # Never truncated: Punctual checks first, and a value that gets here anyway fails.
+    assert_raise FunctionClauseError, fn -> Wire.p1_request(2 ** 63) end
+    assert_raise FunctionClauseError, fn -> Wire.wake_after(1, 2 ** 64 + 1_000, 0) end
+    assert_raise FunctionClauseError, fn -> Wire.wake_at(1, -(2 ** 63) - 1, 0) end
   end
 
   test "answers, several to a frame" do

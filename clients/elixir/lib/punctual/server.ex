@@ -27,30 +27,31 @@ defmodule Punctual.Server do
   @resync_every_ms 5_000
   @handshake_ms 10_000
 
-  def init({opts, args, owner}) do
+  # `options` are `Punctual.Options.open/2`'s, checked.
+  def init({options, owner}) do
     # So that the end of a linked opener, or the port's own exit signal, goes through
     # `terminate/2`, which tells pending wakes; the owner's monitor decides when to stop.
     Process.flag(:trap_exit, true)
 
-    case Punctual.Binary.path(opts) do
-      {:ok, path} -> start_port(path, args, opts, owner)
+    case Punctual.Binary.path(options) do
+      {:ok, path} -> start_port(path, options, owner)
       {:error, reason} -> {:stop, reason}
     end
   end
 
-  defp start_port(path, args, opts, owner) do
+  defp start_port(path, options, owner) do
     port =
       Port.open({:spawn_executable, path}, [
         :binary,
         {:packet, 2},
         :exit_status,
         :use_stdio,
-        args: args
+        args: options.args
       ])
 
     state = %{
       port: port,
-      protocol: Keyword.get(opts, :protocol, 2),
+      protocol: options.protocol,
       table: :ets.new(__MODULE__, [:set, :public, write_concurrency: true]),
       counters: :atomics.new(2, signed: true),
       owner: owner && Process.monitor(owner),
@@ -181,7 +182,7 @@ defmodule Punctual.Server do
           duration =
             case when_ do
               {:after, ns} -> ns
-              {:at, deadline} -> deadline - System.monotonic_time(:nanosecond)
+              {:at, deadline} -> max(deadline - System.monotonic_time(:nanosecond), 0)
             end
 
           Port.command(state.port, Wire.p1_request(duration))

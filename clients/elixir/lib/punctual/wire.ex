@@ -4,12 +4,22 @@ defmodule Punctual.Wire do
   # layout byte by byte. Frames ({:packet, 2}) are the port driver's business: these are
   # payloads.
 
+  # Durations and deadlines are signed 64-bit on the wire. Punctual checks callers' values
+  # against this first (Punctual.Request); a value past the range here is a bug, and fails
+  # rather than being truncated.
+  defguard is_i64(ns)
+           when is_integer(ns) and ns >= -0x8000_0000_0000_0000 and ns <= 0x7FFF_FFFF_FFFF_FFFF
+
   # Protocol 1: one signed 64-bit request, one unsigned 64-bit answer.
-  def p1_request(ns), do: <<ns::signed-64>>
+  def p1_request(ns) when is_i64(ns), do: <<ns::signed-64>>
 
   # Protocol 2 requests.
-  def wake_after(id, ns, spin), do: <<0x01, id::64, ns::signed-64, spin(spin)::32>>
-  def wake_at(id, deadline, spin), do: <<0x02, id::64, deadline::signed-64, spin(spin)::32>>
+  def wake_after(id, ns, spin) when is_i64(ns),
+    do: <<0x01, id::64, ns::signed-64, spin(spin)::32>>
+
+  def wake_at(id, deadline, spin) when is_i64(deadline),
+    do: <<0x02, id::64, deadline::signed-64, spin(spin)::32>>
+
   def cancel(id), do: <<0x03, id::64>>
   def now(id), do: <<0x04, id::64>>
 
