@@ -1,32 +1,28 @@
 defmodule Punctual.Binary do
   @moduledoc false
   # Finds the punctual-port program: `open(path: ...)`, then the :port_path application
-  # setting, then the PUNCTUAL_PORT environment variable, then the release build in the
-  # repository this package was compiled in (which `mix compile` builds with cargo).
-
-  @repo_root Path.expand("../../../..", __DIR__)
+  # setting, then the PUNCTUAL_PORT environment variable, then the one `mix compile` built
+  # into this package's priv/ (see the PunctualPort compiler in mix.exs).
 
   def path(opts) do
     explicit =
       opts[:path] || Application.get_env(:punctual, :port_path) ||
         non_empty(System.get_env("PUNCTUAL_PORT"))
 
-    case explicit do
-      nil -> built()
-      path -> if File.regular?(path), do: {:ok, path}, else: {:error, {:no_port_program, path}}
-    end
+    path = explicit || built()
+    if File.regular?(path), do: {:ok, path}, else: {:error, {:no_port_program, path}}
   end
 
   defp built do
-    path = Path.join([@repo_root, "target", "release", "punctual-port" <> exe()])
-
-    if File.regular?(path),
-      do: {:ok, path},
-      else: {:error, {:no_port_program, path}}
+    case :code.priv_dir(:punctual) do
+      {:error, :bad_name} -> Path.join(["priv", program()])
+      priv -> Path.join(List.to_string(priv), program())
+    end
   end
 
   defp non_empty(""), do: nil
   defp non_empty(value), do: value
 
-  defp exe, do: if(match?({:win32, _}, :os.type()), do: ".exe", else: "")
+  defp program,
+    do: if(match?({:win32, _}, :os.type()), do: "punctual-port.exe", else: "punctual-port")
 end

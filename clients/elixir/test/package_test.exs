@@ -1,0 +1,24 @@
+defmodule Punctual.PackageTest do
+  # Runs in the package as scripts/elixir-package lays it out (test_helper.exs includes it
+  # where native/ exists); in the repository it is reported as excluded.
+  use ExUnit.Case, async: true
+  @moduletag :package
+
+  test "every file the package lists is there, with the Rust sources its build needs" do
+    files = Mix.Project.config()[:package][:files]
+
+    for file <- files do
+      assert File.exists?(file), "#{file} is in package[:files] but not in the package"
+    end
+
+    for needed <- ~w(lib mix.exs native) do
+      assert needed in files, "#{needed} is not in package[:files]: the build needs it"
+    end
+
+    for source <-
+          ~w(native/Cargo.toml native/Cargo.lock native/punctual-port/Cargo.toml
+             native/punctual-port/src/main.rs native/punctual/Cargo.toml native/punctual/src/lib.rs) do
+      assert File.regular?(source), "#{source} is missing: cargo cannot build the port program"
+    end
+  end
+end
