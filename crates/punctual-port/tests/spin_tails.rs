@@ -8,6 +8,7 @@ use std::thread;
 use std::time::Duration;
 
 use common::protocol2::{answers, answers_by_frame, port, send, woke};
+use common::Port;
 use punctual_port::protocol2::wire::Request;
 
 const MS: i64 = 1_000_000;
@@ -59,64 +60,103 @@ fn wakes_due_inside_a_spin_are_answered_on_their_own_time() {
 }
 
 /// However wakes with and without spin tails are mixed, in one frame or several, none is
-/// answered later than its own deadline plus `NOISE_NS`. The spins last 200 to 500 ms, so
-/// a wake held until another's spin ends is late by up to that, while a busy 2-core VM
-/// delays a timer thread by milliseconds (at most 19 ms in the runs that chose the
-/// bound, at a load average of 4.5 from other builds).
+/// answered later than its own deadline plus `NOISE_NS`. The spins last 300 to 600 ms, so
+/// a wake held until another's spin ends is late by up to that.
+///
+/// What else delays an answer is the scheduler's noise, and a spinning thread at normal
+/// priority meets the worst of it: on the shared 2-core VM (load average 11 to 13 from
+/// other builds, the test under `nice -n 10`) answers came up to 195 ms late. So the port
+/// runs with its default scheduling, the lowest real-time priority where allowed (root, as
+/// in CI), which no normal thread preempts; and a seed whose round goes over is run again,
+/// up to `ATTEMPTS` times, since a delay caused by a spin comes back every time and a
+/// preemption does not.
 #[test]
 fn no_wake_waits_for_another_wakes_spin() {
-    const ROUNDS: u64 = 20;
-    const NOISE_NS: u64 = 100_000_000;
-    let mut port = port(&[]);
-    let mut latest = 0;
+    const ROUNDS: u64 = 16;
+    const ATTEMPTS: usize = 3;
+    let mut port = Port::spawn(&["--protocol", "2"]);
+    let mut latest_ns = 0;
+    let mut rerun = 0;
     for seed in 0..ROUNDS {
-        let mut rng = fastrand::Rng::with_seed(seed);
-        let count = rng.usize(3..=10);
-        let requests: Vec<Request> = (0..count)
-            .map(|i| {
-                // The first of each round spins; of the others, one in three.
-                let spin_ns = if i == 0 || rng.u8(0..3) == 0 {
-                    rng.u32(200_000_000..=500_000_000)
-                } else if rng.bool() {
-                    rng.u32(0..=2_000_000)
-                } else {
-                    0
-                };
-                Request::WakeAfter {
-                    id: seed * 100 + i as u64,
-                    duration_ns: rng.i64(0..=500 * MS),
-                    spin_ns,
+        let mut failures = Vec::new();
+        loop {
+            match spin_round(&mut port, seed) {
+                Ok(round_latest_ns) => {
+                    latest_ns = latest_ns.max(round_latest_ns);
+                    break;
                 }
-            })
-            .collect();
-        let frames = rng.usize(1..=3);
-        let per_frame = count.div_ceil(frames);
-        for (i, chunk) in requests.chunks(per_frame).enumerate() {
-            if i > 0 {
-                thread::sleep(Duration::from_millis(rng.u64(0..=50)));
+                Err(why) => failures.push(why),
             }
-            send(&mut port, chunk);
-        }
-        let got = answers(&port, count);
-        let mut lateness_by_id = HashMap::new();
-        for answer in &got {
-            let (id, _, lateness_ns) = woke(answer);
             assert!(
-                lateness_by_id.insert(id, lateness_ns).is_none(),
-                "seed {seed}: id {id} answered twice: {got:?}"
+                failures.len() < ATTEMPTS,
+                "seed {seed} failed {ATTEMPTS} times:\n{}",
+                failures.join("\n")
             );
-        }
-        for request in &requests {
-            let Request::WakeAfter { id, .. } = request else {
-                unreachable!()
-            };
-            let lateness_ns = lateness_by_id[id];
-            latest = latest.max(lateness_ns);
-            assert!(
-                lateness_ns <= NOISE_NS,
-                "seed {seed}: id {id} answered {lateness_ns} ns late\n  asked: {requests:?}\n  answers: {got:?}"
-            );
+            rerun += 1;
         }
     }
-    println!("{ROUNDS} rounds: the latest answer {latest} ns after its deadline");
+    port.close_input();
+    let (_, stderr) = port.wait();
+    println!(
+        "{ROUNDS} rounds, {rerun} run again: the latest answer {latest_ns} ns after its \
+         deadline; the port's notes: {stderr:?}"
+    );
+}
+
+/// A wake held until another's spin ends is late by some hundreds of ms; noise is less.
+const NOISE_NS: u64 = 150_000_000;
+
+/// One round of random wakes for `seed`; the largest lateness, or what went over
+/// `NOISE_NS`.
+fn spin_round(port: &mut Port, seed: u64) -> Result<u64, String> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let count = rng.usize(3..=10);
+    let requests: Vec<Request> = (0..count)
+        .map(|i| {
+            // The first of each round spins; of the others, one in three.
+            let spin_ns = if i == 0 || rng.u8(0..3) == 0 {
+                rng.u32(300_000_000..=600_000_000)
+            } else if rng.bool() {
+                rng.u32(0..=2_000_000)
+            } else {
+                0
+            };
+            Request::WakeAfter {
+                id: seed * 100 + i as u64,
+                duration_ns: rng.i64(0..=600 * MS),
+                spin_ns,
+            }
+        })
+        .collect();
+    let frames = rng.usize(1..=3);
+    let per_frame = count.div_ceil(frames);
+    for (i, chunk) in requests.chunks(per_frame).enumerate() {
+        if i > 0 {
+            thread::sleep(Duration::from_millis(rng.u64(0..=50)));
+        }
+        send(port, chunk);
+    }
+    let got = answers(port, count);
+    let mut lateness_by_id = HashMap::new();
+    for answer in &got {
+        let (id, _, lateness_ns) = woke(answer);
+        assert!(
+            lateness_by_id.insert(id, lateness_ns).is_none(),
+            "seed {seed}: id {id} answered twice: {got:?}"
+        );
+    }
+    let mut latest_ns = 0;
+    for request in &requests {
+        let Request::WakeAfter { id, .. } = request else {
+            unreachable!()
+        };
+        let lateness_ns = lateness_by_id[id];
+        if lateness_ns > NOISE_NS {
+            return Err(format!(
+                "  id {id} answered {lateness_ns} ns late\n    asked: {requests:?}\n    answers: {got:?}"
+            ));
+        }
+        latest_ns = latest_ns.max(lateness_ns);
+    }
+    Ok(latest_ns)
 }
