@@ -1,31 +1,50 @@
-//! The hand-off from the reader thread to the timer thread: a batch of commands under a
+//! The hand-off from the reader thread to the timer thread: bursts of commands under a
 //! mutex, a flag the timer thread checks while it spins, and a doorbell it blocks on.
 //!
 //! The reader posts once per burst of input (when its buffer holds no further whole frame),
 //! not once per request, so a thousand requests read together cost one lock and one ring.
+//!
+//! Each burst is stamped with the port's clock under the lock, as it is posted: a
+//! WAKE_AFTER counts from that stamp. The timer thread reads the clock before it takes the
+//! mail and fires only the wakes due by that reading, so a burst it has not yet taken was
+//! stamped later than that reading, and no WAKE_AFTER in it can be due before a wake
+//! already fired. Stamping each frame as it was read did not ensure that: a frame could
+//! wait in the reader (decoding the rest of its burst, or preempted) past its wakes'
+//! deadlines, while the timer thread fired later ones.
 
 use std::io;
+use std::mem;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use super::wire::{Malformed, Request};
+use crate::clock::PortClock;
 use crate::sys::{self, Bell};
 
 /// What the reader hands over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Command {
-    /// A request, with the port's clock when its frame was read.
-    Serve { request: Request, received_ns: i64 },
+    /// A request to serve.
+    Serve(Request),
     /// A message that could not be decoded: it gets an error frame.
     Reject(Malformed),
 }
 
+/// Commands posted together.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Burst {
+    /// The port's clock when the burst was posted.
+    pub(crate) posted_ns: i64,
+    pub(crate) commands: Vec<Command>,
+}
+
 /// Commands in flight from the reader to the timer thread.
 pub(crate) struct Inbox {
-    mail: Mutex<Vec<Command>>,
+    mail: Mutex<Vec<Burst>>,
     has_mail: AtomicBool,
     bell: sys::Doorbell,
+    clock: PortClock,
 }
 
 impl std::fmt::Debug for Inbox {
@@ -37,30 +56,37 @@ impl std::fmt::Debug for Inbox {
 }
 
 impl Inbox {
-    /// An empty inbox.
-    pub(crate) fn new() -> io::Result<Inbox> {
+    /// An empty inbox that stamps bursts with `clock`.
+    pub(crate) fn new(clock: PortClock) -> io::Result<Inbox> {
         Ok(Inbox {
             mail: Mutex::new(Vec::new()),
             has_mail: AtomicBool::new(false),
             bell: sys::Doorbell::new()?,
+            clock,
         })
     }
 
-    /// Moves `batch` into the inbox and wakes the timer thread.
+    /// Moves `batch` into the inbox as one burst, stamped now, and wakes the timer thread.
     pub(crate) fn post(&self, batch: &mut Vec<Command>) {
         if batch.is_empty() {
             return;
         }
-        self.mail
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .append(batch);
+        let commands = mem::replace(batch, Vec::with_capacity(batch.len()));
+        {
+            let mut mail = self.mail.lock().unwrap_or_else(PoisonError::into_inner);
+            // Read under the lock: see the module's comment.
+            let posted_ns = self.clock.now_ns();
+            mail.push(Burst {
+                posted_ns,
+                commands,
+            });
+        }
         self.has_mail.store(true, Ordering::Release);
         self.bell.ring();
     }
 
-    /// Moves everything posted into `into`.
-    pub(crate) fn take(&self, into: &mut Vec<Command>) {
+    /// Moves every burst posted into `into`, in the order posted.
+    pub(crate) fn take(&self, into: &mut Vec<Burst>) {
         if !self.has_mail() {
             return;
         }
@@ -91,15 +117,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn posts_arrive_whole_and_in_order() {
-        let inbox = Arc::new(Inbox::new().unwrap());
+    fn bursts_arrive_whole_in_order_and_stamped_as_posted() {
+        let clock = PortClock::start();
+        let inbox = Arc::new(Inbox::new(clock).unwrap());
         let poster = Arc::clone(&inbox);
+        let before_ns = clock.now_ns();
         let handle = thread::spawn(move || {
             for id in 0..1_000u64 {
-                let mut batch = vec![Command::Serve {
-                    request: Request::Now { id },
-                    received_ns: 0,
-                }];
+                let mut batch = vec![Command::Serve(Request::Now { id }); 2];
                 poster.post(&mut batch);
                 assert!(batch.is_empty());
             }
@@ -110,16 +135,13 @@ mod tests {
             inbox.take(&mut got);
         }
         handle.join().unwrap();
-        for (expected, command) in got.iter().enumerate() {
-            assert_eq!(
-                *command,
-                Command::Serve {
-                    request: Request::Now {
-                        id: expected as u64
-                    },
-                    received_ns: 0
-                }
-            );
+        let after_ns = clock.now_ns();
+        let mut last_ns = before_ns;
+        for (id, burst) in got.iter().enumerate() {
+            let now = Command::Serve(Request::Now { id: id as u64 });
+            assert_eq!(burst.commands, [now, now]);
+            assert!((last_ns..=after_ns).contains(&burst.posted_ns), "{burst:?}");
+            last_ns = burst.posted_ns;
         }
     }
 }

@@ -47,7 +47,7 @@ pub(crate) fn serve(
         Err(exit) => return exit,
     };
     let clock = PortClock::start();
-    let inbox = match Inbox::new() {
+    let inbox = match Inbox::new(clock) {
         Ok(inbox) => Arc::new(inbox),
         Err(e) => return Exit::setup("the timer thread's doorbell", &e),
     };
@@ -95,12 +95,8 @@ pub(crate) fn serve(
             Ok(None) => return Exit::Done,
             Err(short) => return Exit::malformed(&short),
         };
-        let received_ns = clock.now_ns();
         batch.extend(wire::decode_requests(payload).map(|decoded| match decoded {
-            Ok(request) => Command::Serve {
-                request,
-                received_ns,
-            },
+            Ok(request) => Command::Serve(request),
             Err(malformed) => Command::Reject(malformed),
         }));
     }
