@@ -11,11 +11,18 @@
 //! already fired. Stamping each frame as it was read did not ensure that: a frame could
 //! wait in the reader (decoding the rest of its burst, or preempted) past its wakes'
 //! deadlines, while the timer thread fired later ones.
+//!
+//! The inbox holds at most [`MAIL_LIMIT`] commands (plus the burst that crossed it): past
+//! that, [`Inbox::post`] waits for the timer thread to take the mail. The timer thread
+//! waits in its write while the client does not read the answers, so the reader then
+//! stops reading requests, the pipe from the client fills and the client's writes block.
+//! That is the port's back-pressure (docs/port-protocol.md): memory stays bounded and
+//! nothing is dropped.
 
 use std::io;
 use std::mem;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
 use super::wire::{Malformed, Request};
@@ -39,9 +46,23 @@ pub(crate) struct Burst {
     pub(crate) commands: Vec<Command>,
 }
 
+/// How many commands may wait for the timer thread before the reader stops reading: some
+/// 2 MB of them, and a few times the most the timer thread serves in a millisecond.
+pub(crate) const MAIL_LIMIT: usize = 65_536;
+
+/// The bursts waiting, and how many commands they hold.
+#[derive(Debug, Default)]
+struct Mail {
+    bursts: Vec<Burst>,
+    commands: usize,
+}
+
 /// Commands in flight from the reader to the timer thread.
 pub(crate) struct Inbox {
-    mail: Mutex<Vec<Burst>>,
+    mail: Mutex<Mail>,
+    /// Rung when the timer thread takes the mail, for a reader waiting at the limit.
+    room: Condvar,
+    limit: usize,
     has_mail: AtomicBool,
     bell: sys::Doorbell,
     clock: PortClock,
@@ -56,10 +77,12 @@ impl std::fmt::Debug for Inbox {
 }
 
 impl Inbox {
-    /// An empty inbox that stamps bursts with `clock`.
-    pub(crate) fn new(clock: PortClock) -> io::Result<Inbox> {
+    /// An empty inbox that stamps bursts with `clock` and holds about `limit` commands.
+    pub(crate) fn new(clock: PortClock, limit: usize) -> io::Result<Inbox> {
         Ok(Inbox {
-            mail: Mutex::new(Vec::new()),
+            mail: Mutex::new(Mail::default()),
+            room: Condvar::new(),
+            limit,
             has_mail: AtomicBool::new(false),
             bell: sys::Doorbell::new()?,
             clock,
@@ -67,6 +90,8 @@ impl Inbox {
     }
 
     /// Moves `batch` into the inbox as one burst, stamped now, and wakes the timer thread.
+    /// Blocks first while the inbox holds its limit or more, until the timer thread takes
+    /// the mail.
     pub(crate) fn post(&self, batch: &mut Vec<Command>) {
         if batch.is_empty() {
             return;
@@ -74,9 +99,13 @@ impl Inbox {
         let commands = mem::replace(batch, Vec::with_capacity(batch.len()));
         {
             let mut mail = self.mail.lock().unwrap_or_else(PoisonError::into_inner);
-            // Read under the lock: see the module's comment.
+            while mail.commands >= self.limit {
+                mail = self.room.wait(mail).unwrap_or_else(PoisonError::into_inner);
+            }
+            // Read under the lock, after any wait: see the module's comment.
             let posted_ns = self.clock.now_ns();
-            mail.push(Burst {
+            mail.commands += commands.len();
+            mail.bursts.push(Burst {
                 posted_ns,
                 commands,
             });
@@ -90,9 +119,13 @@ impl Inbox {
         if !self.has_mail() {
             return;
         }
-        let mut mail = self.mail.lock().unwrap_or_else(PoisonError::into_inner);
-        self.has_mail.store(false, Ordering::Relaxed);
-        into.append(&mut mail);
+        {
+            let mut mail = self.mail.lock().unwrap_or_else(PoisonError::into_inner);
+            self.has_mail.store(false, Ordering::Relaxed);
+            into.append(&mut mail.bursts);
+            mail.commands = 0;
+        }
+        self.room.notify_one();
     }
 
     /// Whether something was posted since the last [`Inbox::take`]; cheap enough to call
@@ -119,7 +152,7 @@ mod tests {
     #[test]
     fn bursts_arrive_whole_in_order_and_stamped_as_posted() {
         let clock = PortClock::start();
-        let inbox = Arc::new(Inbox::new(clock).unwrap());
+        let inbox = Arc::new(Inbox::new(clock, MAIL_LIMIT).unwrap());
         let poster = Arc::clone(&inbox);
         let before_ns = clock.now_ns();
         let handle = thread::spawn(move || {
@@ -143,5 +176,32 @@ mod tests {
             assert!((last_ns..=after_ns).contains(&burst.posted_ns), "{burst:?}");
             last_ns = burst.posted_ns;
         }
+    }
+
+    #[test]
+    fn a_post_at_the_limit_waits_until_the_mail_is_taken() {
+        let inbox = Arc::new(Inbox::new(PortClock::start(), 3).unwrap());
+        let now = |id| Command::Serve(Request::Now { id });
+        // Below the limit a burst goes in whole, even one that crosses it.
+        inbox.post(&mut vec![now(0); 2]);
+        inbox.post(&mut vec![now(1); 2]);
+        let poster = Arc::clone(&inbox);
+        let (posted, done) = std::sync::mpsc::channel();
+        let handle = thread::spawn(move || {
+            poster.post(&mut vec![now(2)]);
+            posted.send(()).unwrap();
+        });
+        assert!(
+            done.recv_timeout(std::time::Duration::from_millis(200))
+                .is_err(),
+            "posted past the limit"
+        );
+        let mut got = Vec::new();
+        inbox.take(&mut got);
+        done.recv().unwrap();
+        handle.join().unwrap();
+        inbox.take(&mut got);
+        let commands: Vec<Command> = got.into_iter().flat_map(|b| b.commands).collect();
+        assert_eq!(commands, [now(0), now(0), now(1), now(1), now(2)]);
     }
 }

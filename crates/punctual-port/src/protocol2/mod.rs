@@ -16,7 +16,7 @@ use std::io::{Read, Write};
 use std::sync::{mpsc, Arc};
 use std::thread;
 
-use self::inbox::{Command, Inbox};
+use self::inbox::{Command, Inbox, MAIL_LIMIT};
 use self::queue::TimerQueue;
 use self::scheduler::Scheduler;
 use crate::clock::PortClock;
@@ -47,7 +47,7 @@ pub(crate) fn serve(
         Err(exit) => return exit,
     };
     let clock = PortClock::start();
-    let inbox = match Inbox::new(clock) {
+    let inbox = match Inbox::new(clock, MAIL_LIMIT) {
         Ok(inbox) => Arc::new(inbox),
         Err(e) => return Exit::setup("the timer thread's doorbell", &e),
     };
