@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::collections::HashMap;
-
 use common::protocol2::{answers, encode, now_ns, port, woke};
 use punctual_port::frame::push_frame;
 use punctual_port::protocol2::wire::{Answer, Request};
