@@ -55,6 +55,8 @@ pub(crate) const MAIL_LIMIT: usize = 65_536;
 struct Mail {
     bursts: Vec<Burst>,
     commands: usize,
+    /// The reader waits for room: a take must ring `room` (a system call, so only then).
+    reader_waits: bool,
 }
 
 /// Commands in flight from the reader to the timer thread.
@@ -100,6 +102,7 @@ impl Inbox {
         {
             let mut mail = self.mail.lock().unwrap_or_else(PoisonError::into_inner);
             while mail.commands >= self.limit {
+                mail.reader_waits = true;
                 mail = self.room.wait(mail).unwrap_or_else(PoisonError::into_inner);
             }
             // Read under the lock, after any wait: see the module's comment.
@@ -119,13 +122,16 @@ impl Inbox {
         if !self.has_mail() {
             return;
         }
-        {
+        let reader_waits = {
             let mut mail = self.mail.lock().unwrap_or_else(PoisonError::into_inner);
             self.has_mail.store(false, Ordering::Relaxed);
             into.append(&mut mail.bursts);
             mail.commands = 0;
+            mem::take(&mut mail.reader_waits)
+        };
+        if reader_waits {
+            self.room.notify_one();
         }
-        self.room.notify_one();
     }
 
     /// Whether something was posted since the last [`Inbox::take`]; cheap enough to call
