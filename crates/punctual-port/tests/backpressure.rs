@@ -126,6 +126,28 @@ fn answers_held_back_by_an_unread_output_all_arrive() {
     );
 }
 
+/// A port held back by a client that does not read is not stuck: when the client goes
+/// without reading, the port's waiting write fails and it exits 0.
+#[test]
+fn a_port_nobody_reads_exits_when_its_output_closes() {
+    let mut port = Port::spawn_unread(&["--no-realtime", "--protocol", "2"]);
+    let mut input = port.take_input();
+    let writer = thread::spawn(move || {
+        let mut written = 0;
+        // Until the port has stopped reading and then gone: the write fails.
+        while written < FLOOD_REQUESTS && input.write_all(&chunk(written)).is_ok() {
+            written += PER_CHUNK;
+        }
+        written
+    });
+    thread::sleep(Duration::from_secs(1));
+    port.close_output_unread();
+    let status = common::wait_exit(&mut port.child, PATIENCE).expect("the port exits");
+    assert_eq!(status.code(), Some(0));
+    let written = writer.join().expect("the writer");
+    assert!(written < HELD_BOUND, "{written} requests went in unread");
+}
+
 /// The port's resident memory, from the kernel's account of it.
 fn resident_bytes(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;

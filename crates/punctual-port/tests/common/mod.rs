@@ -93,6 +93,13 @@ impl Port {
         }
     }
 
+    /// Closes the port's output unread, for a port spawned with [`Port::spawn_unread`]: its
+    /// owner has gone without reading the answers.
+    pub fn close_output_unread(&mut self) {
+        // The frame reader, told neither to start, ends and drops the pipe.
+        self.start_reading = None;
+    }
+
     /// Writes raw bytes to the port's stdin.
     pub fn send_raw(&mut self, bytes: &[u8]) {
         let stdin = self.stdin.as_mut().expect("input still open");
