@@ -88,7 +88,8 @@ fn a_flood_of_wakes_is_answered_whole_and_in_deadline_order() {
                     && deadline_ns < taken_by_ns;
                 assert!(
                     excused,
-                    "id {id} (deadline {deadline_ns} ns) answered after id {} (deadline {} ns): {:?}",
+                    "id {id} (deadline {deadline_ns} ns) answered after id {} (deadline {} \
+                     ns): {:?}",
                     before.1, before.0, requests[id as usize]
                 );
                 late_arrivals += 1;

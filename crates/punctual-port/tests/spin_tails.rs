@@ -153,7 +153,8 @@ fn spin_round(port: &mut Port, seed: u64) -> Result<u64, String> {
         let lateness_ns = lateness_by_id[id];
         if lateness_ns > NOISE_NS {
             return Err(format!(
-                "  id {id} answered {lateness_ns} ns late\n    asked: {requests:?}\n    answers: {got:?}"
+                "  id {id} answered {lateness_ns} ns late\n    asked: {requests:?}\n    \
+                 answers: {got:?}"
             ));
         }
         latest_ns = latest_ns.max(lateness_ns);

@@ -46,8 +46,9 @@ pub(crate) struct Burst {
     pub(crate) commands: Vec<Command>,
 }
 
-/// How many commands may wait for the timer thread before the reader stops reading: some
-/// 2 MB of them, and a few times the most the timer thread serves in a millisecond.
+/// How many commands may wait for the timer thread before the reader stops reading: a
+/// couple of MB of them. A client that reads its answers never meets the limit unless the
+/// timer thread falls that far behind.
 pub(crate) const MAIL_LIMIT: usize = 65_536;
 
 /// The bursts waiting, and how many commands they hold.

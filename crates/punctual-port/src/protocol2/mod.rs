@@ -1,11 +1,13 @@
 //! Protocol 2: many outstanding wakes, each tagged with a 64-bit id, over one port.
 //!
 //! Two threads. The reader (the main thread) reads frames, decodes their messages (see
-//! [`wire`]) and posts them to an inbox in batches; the timer thread (`scheduler.rs`) keeps
-//! the pending wakes in a timer queue (`queue.rs`), fires them, and writes the answers. A malformed message gets an error answer and the port
-//! carries on; only a frame cut short by the end of input ends it (status 2), as in
-//! protocol 1. At the end of input the program exits 0 at once: its owner has gone, and
-//! the wakes still pending have nobody to answer.
+//! [`wire`]) and posts them to an inbox in bursts (`inbox.rs`, which also holds the reader
+//! back while the timer thread cannot write); the timer thread (`scheduler.rs`) keeps the
+//! pending wakes in a timer queue (`queue.rs`), fires them, and writes the answers. A
+//! malformed message gets an error answer and the port carries on; only a frame cut short
+//! by the end of input ends it (status 2), as in protocol 1. At the end of input the
+//! program exits 0 at once: its owner has gone, and the wakes still pending have nobody to
+//! answer.
 
 mod inbox;
 pub(crate) mod queue;

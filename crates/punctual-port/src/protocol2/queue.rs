@@ -4,8 +4,8 @@
 //! scheduler may block; from then on it spins until the deadline, stopping at the start of
 //! any other wake on the way (so a long tail never holds back another's answer). So there
 //! are two heaps: `sleeping`, ordered by start, and `spinning`, ordered by deadline, which
-//! a wake joins once its start has passed. Ties go to the earlier request, so answers come out in
-//! deadline order and, for equal deadlines, in the order asked.
+//! a wake joins once its start has passed. Ties go to the earlier request, so answers come
+//! out in deadline order and, for equal deadlines, in the order asked.
 //!
 //! Cancelling leaves the heap entry behind and forgets the id; a popped entry whose id no
 //! longer maps to its sequence number is dropped. The heaps are rebuilt when such
