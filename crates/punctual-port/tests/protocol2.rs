@@ -6,44 +6,8 @@ mod common;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use common::Port;
-use punctual_port::protocol2::wire::{decode_answers, kind, Answer, Reason, Request};
-
-fn port(extra: &[&str]) -> Port {
-    Port::spawn(&[&["--no-realtime", "--protocol", "2"], extra].concat())
-}
-
-fn send(port: &mut Port, requests: &[Request]) {
-    let mut payload = Vec::new();
-    for request in requests {
-        request.encode(&mut payload);
-    }
-    port.send_frame(&payload);
-}
-
-/// The next `n` answers, however they were packed into frames.
-fn answers(port: &Port, n: usize) -> Vec<Answer> {
-    let mut got = Vec::new();
-    while got.len() < n {
-        let frame = port.next_frame();
-        for answer in decode_answers(&frame) {
-            got.push(answer.expect("a well-formed answer"));
-        }
-    }
-    assert_eq!(got.len(), n, "more answers than asked for: {got:?}");
-    got
-}
-
-fn now_ns(port: &mut Port) -> i64 {
-    send(port, &[Request::Now { id: u64::MAX }]);
-    match answers(port, 1)[..] {
-        [Answer::Clock { id, now_ns }] if id == u64::MAX => now_ns,
-        ref other => panic!("expected the clock, got {other:?}"),
-    }
-}
-
-/// A sane lateness: a wake that fired, not one that was lost and found much later.
-const SANE: u64 = 10_000_000_000;
+use common::protocol2::{answers, now_ns, port, send, SANE};
+use punctual_port::protocol2::wire::{kind, Answer, Reason, Request};
 
 #[test]
 fn the_clock_only_moves_forward() {

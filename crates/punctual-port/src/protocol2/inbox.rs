@@ -1,31 +1,74 @@
-//! The hand-off from the reader thread to the timer thread: a batch of commands under a
+//! The hand-off from the reader thread to the timer thread: bursts of commands under a
 //! mutex, a flag the timer thread checks while it spins, and a doorbell it blocks on.
 //!
 //! The reader posts once per burst of input (when its buffer holds no further whole frame),
 //! not once per request, so a thousand requests read together cost one lock and one ring.
+//!
+//! Each burst is stamped with the port's clock under the lock, as it is posted: a
+//! WAKE_AFTER counts from that stamp. The timer thread reads the clock before it takes the
+//! mail and fires only the wakes due by that reading, so a burst it has not yet taken was
+//! stamped later than that reading, and no WAKE_AFTER in it can be due before a wake
+//! already fired. Stamping each frame as it was read did not ensure that: a frame could
+//! wait in the reader (decoding the rest of its burst, or preempted) past its wakes'
+//! deadlines, while the timer thread fired later ones.
+//!
+//! The inbox holds at most [`MAIL_LIMIT`] commands (plus the burst that crossed it): past
+//! that, [`Inbox::post`] waits for the timer thread to take the mail. The timer thread
+//! waits in its write while the client does not read the answers, so the reader then
+//! stops reading requests, the pipe from the client fills and the client's writes block.
+//! That is the port's back-pressure (docs/port-protocol.md): memory stays bounded and
+//! nothing is dropped.
 
 use std::io;
+use std::mem;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
 use super::wire::{Malformed, Request};
+use crate::clock::PortClock;
 use crate::sys::{self, Bell};
 
 /// What the reader hands over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Command {
-    /// A request, with the port's clock when its frame was read.
-    Serve { request: Request, received_ns: i64 },
+    /// A request to serve.
+    Serve(Request),
     /// A message that could not be decoded: it gets an error frame.
     Reject(Malformed),
 }
 
+/// Commands posted together.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Burst {
+    /// The port's clock when the burst was posted.
+    pub(crate) posted_ns: i64,
+    pub(crate) commands: Vec<Command>,
+}
+
+/// How many commands may wait for the timer thread before the reader stops reading: a
+/// couple of MB of them. A client that reads its answers never meets the limit unless the
+/// timer thread falls that far behind.
+pub(crate) const MAIL_LIMIT: usize = 65_536;
+
+/// The bursts waiting, and how many commands they hold.
+#[derive(Debug, Default)]
+struct Mail {
+    bursts: Vec<Burst>,
+    commands: usize,
+    /// The reader waits for room: a take must ring `room` (a system call, so only then).
+    reader_waits: bool,
+}
+
 /// Commands in flight from the reader to the timer thread.
 pub(crate) struct Inbox {
-    mail: Mutex<Vec<Command>>,
+    mail: Mutex<Mail>,
+    /// Rung when the timer thread takes the mail, for a reader waiting at the limit.
+    room: Condvar,
+    limit: usize,
     has_mail: AtomicBool,
     bell: sys::Doorbell,
+    clock: PortClock,
 }
 
 impl std::fmt::Debug for Inbox {
@@ -37,36 +80,59 @@ impl std::fmt::Debug for Inbox {
 }
 
 impl Inbox {
-    /// An empty inbox.
-    pub(crate) fn new() -> io::Result<Inbox> {
+    /// An empty inbox that stamps bursts with `clock` and holds about `limit` commands.
+    pub(crate) fn new(clock: PortClock, limit: usize) -> io::Result<Inbox> {
         Ok(Inbox {
-            mail: Mutex::new(Vec::new()),
+            mail: Mutex::new(Mail::default()),
+            room: Condvar::new(),
+            limit,
             has_mail: AtomicBool::new(false),
             bell: sys::Doorbell::new()?,
+            clock,
         })
     }
 
-    /// Moves `batch` into the inbox and wakes the timer thread.
+    /// Moves `batch` into the inbox as one burst, stamped now, and wakes the timer thread.
+    /// Blocks first while the inbox holds its limit or more, until the timer thread takes
+    /// the mail.
     pub(crate) fn post(&self, batch: &mut Vec<Command>) {
         if batch.is_empty() {
             return;
         }
-        self.mail
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .append(batch);
+        let commands = mem::replace(batch, Vec::with_capacity(batch.len()));
+        {
+            let mut mail = self.mail.lock().unwrap_or_else(PoisonError::into_inner);
+            while mail.commands >= self.limit {
+                mail.reader_waits = true;
+                mail = self.room.wait(mail).unwrap_or_else(PoisonError::into_inner);
+            }
+            // Read under the lock, after any wait: see the module's comment.
+            let posted_ns = self.clock.now_ns();
+            mail.commands += commands.len();
+            mail.bursts.push(Burst {
+                posted_ns,
+                commands,
+            });
+        }
         self.has_mail.store(true, Ordering::Release);
         self.bell.ring();
     }
 
-    /// Moves everything posted into `into`.
-    pub(crate) fn take(&self, into: &mut Vec<Command>) {
+    /// Moves every burst posted into `into`, in the order posted.
+    pub(crate) fn take(&self, into: &mut Vec<Burst>) {
         if !self.has_mail() {
             return;
         }
-        let mut mail = self.mail.lock().unwrap_or_else(PoisonError::into_inner);
-        self.has_mail.store(false, Ordering::Relaxed);
-        into.append(&mut mail);
+        let reader_waits = {
+            let mut mail = self.mail.lock().unwrap_or_else(PoisonError::into_inner);
+            self.has_mail.store(false, Ordering::Relaxed);
+            into.append(&mut mail.bursts);
+            mail.commands = 0;
+            mem::take(&mut mail.reader_waits)
+        };
+        if reader_waits {
+            self.room.notify_one();
+        }
     }
 
     /// Whether something was posted since the last [`Inbox::take`]; cheap enough to call
@@ -91,15 +157,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn posts_arrive_whole_and_in_order() {
-        let inbox = Arc::new(Inbox::new().unwrap());
+    fn bursts_arrive_whole_in_order_and_stamped_as_posted() {
+        let clock = PortClock::start();
+        let inbox = Arc::new(Inbox::new(clock, MAIL_LIMIT).unwrap());
         let poster = Arc::clone(&inbox);
+        let before_ns = clock.now_ns();
         let handle = thread::spawn(move || {
             for id in 0..1_000u64 {
-                let mut batch = vec![Command::Serve {
-                    request: Request::Now { id },
-                    received_ns: 0,
-                }];
+                let mut batch = vec![Command::Serve(Request::Now { id }); 2];
                 poster.post(&mut batch);
                 assert!(batch.is_empty());
             }
@@ -110,16 +175,40 @@ mod tests {
             inbox.take(&mut got);
         }
         handle.join().unwrap();
-        for (expected, command) in got.iter().enumerate() {
-            assert_eq!(
-                *command,
-                Command::Serve {
-                    request: Request::Now {
-                        id: expected as u64
-                    },
-                    received_ns: 0
-                }
-            );
+        let after_ns = clock.now_ns();
+        let mut last_ns = before_ns;
+        for (id, burst) in got.iter().enumerate() {
+            let now = Command::Serve(Request::Now { id: id as u64 });
+            assert_eq!(burst.commands, [now, now]);
+            assert!((last_ns..=after_ns).contains(&burst.posted_ns), "{burst:?}");
+            last_ns = burst.posted_ns;
         }
+    }
+
+    #[test]
+    fn a_post_at_the_limit_waits_until_the_mail_is_taken() {
+        let inbox = Arc::new(Inbox::new(PortClock::start(), 3).unwrap());
+        let now = |id| Command::Serve(Request::Now { id });
+        // Below the limit a burst goes in whole, even one that crosses it.
+        inbox.post(&mut vec![now(0); 2]);
+        inbox.post(&mut vec![now(1); 2]);
+        let poster = Arc::clone(&inbox);
+        let (posted, done) = std::sync::mpsc::channel();
+        let handle = thread::spawn(move || {
+            poster.post(&mut vec![now(2)]);
+            posted.send(()).unwrap();
+        });
+        assert!(
+            done.recv_timeout(std::time::Duration::from_millis(200))
+                .is_err(),
+            "posted past the limit"
+        );
+        let mut got = Vec::new();
+        inbox.take(&mut got);
+        done.recv().unwrap();
+        handle.join().unwrap();
+        inbox.take(&mut got);
+        let commands: Vec<Command> = got.into_iter().flat_map(|b| b.commands).collect();
+        assert_eq!(commands, [now(0), now(0), now(1), now(1), now(2)]);
     }
 }

@@ -1,11 +1,13 @@
 //! Protocol 2: many outstanding wakes, each tagged with a 64-bit id, over one port.
 //!
 //! Two threads. The reader (the main thread) reads frames, decodes their messages (see
-//! [`wire`]) and posts them to an inbox in batches; the timer thread (`scheduler.rs`) keeps
-//! the pending wakes in a timer queue (`queue.rs`), fires them, and writes the answers. A malformed message gets an error answer and the port
-//! carries on; only a frame cut short by the end of input ends it (status 2), as in
-//! protocol 1. At the end of input the program exits 0 at once: its owner has gone, and
-//! the wakes still pending have nobody to answer.
+//! [`wire`]) and posts them to an inbox in bursts (`inbox.rs`, which also holds the reader
+//! back while the timer thread cannot write); the timer thread (`scheduler.rs`) keeps the
+//! pending wakes in a timer queue (`queue.rs`), fires them, and writes the answers. A
+//! malformed message gets an error answer and the port carries on; only a frame cut short
+//! by the end of input ends it (status 2), as in protocol 1. At the end of input the
+//! program exits 0 at once: its owner has gone, and the wakes still pending have nobody to
+//! answer.
 
 mod inbox;
 pub(crate) mod queue;
@@ -16,7 +18,7 @@ use std::io::{Read, Write};
 use std::sync::{mpsc, Arc};
 use std::thread;
 
-use self::inbox::{Command, Inbox};
+use self::inbox::{Command, Inbox, MAIL_LIMIT};
 use self::queue::TimerQueue;
 use self::scheduler::Scheduler;
 use crate::clock::PortClock;
@@ -47,7 +49,7 @@ pub(crate) fn serve(
         Err(exit) => return exit,
     };
     let clock = PortClock::start();
-    let inbox = match Inbox::new() {
+    let inbox = match Inbox::new(clock, MAIL_LIMIT) {
         Ok(inbox) => Arc::new(inbox),
         Err(e) => return Exit::setup("the timer thread's doorbell", &e),
     };
@@ -95,12 +97,8 @@ pub(crate) fn serve(
             Ok(None) => return Exit::Done,
             Err(short) => return Exit::malformed(&short),
         };
-        let received_ns = clock.now_ns();
         batch.extend(wire::decode_requests(payload).map(|decoded| match decoded {
-            Ok(request) => Command::Serve {
-                request,
-                received_ns,
-            },
+            Ok(request) => Command::Serve(request),
             Err(malformed) => Command::Reject(malformed),
         }));
     }

@@ -1,10 +1,11 @@
 //! The pending wakes of protocol 2: a pure data structure, no clock and no OS.
 //!
 //! A wake has a deadline and a spin tail. Its *start* is `deadline - spin`: until then the
-//! scheduler may block; from then on it spins until the deadline. So there are two heaps:
-//! `sleeping`, ordered by start, and `spinning`, ordered by deadline, which a wake joins
-//! once its start has passed. Ties go to the earlier request, so answers come out in
-//! deadline order and, for equal deadlines, in the order asked.
+//! scheduler may block; from then on it spins until the deadline, stopping at the start of
+//! any other wake on the way (so a long tail never holds back another's answer). So there
+//! are two heaps: `sleeping`, ordered by start, and `spinning`, ordered by deadline, which
+//! a wake joins once its start has passed. Ties go to the earlier request, so answers come
+//! out in deadline order and, for equal deadlines, in the order asked.
 //!
 //! Cancelling leaves the heap entry behind and forgets the id; a popped entry whose id no
 //! longer maps to its sequence number is dropped. The heaps are rebuilt when such
@@ -136,14 +137,19 @@ impl TimerQueue {
 
     /// What to do after [`TimerQueue::fire_due`]: spin if a wake is past its start,
     /// else sleep until the earliest start.
+    ///
+    /// A spin lasts until the earliest deadline among the spinning wakes, or until the
+    /// earliest start among the sleeping ones if that comes first: a spin tail may be
+    /// seconds long, and every other wake falling due inside it must fire on its own time,
+    /// not when the spin ends.
     pub fn next(&mut self) -> Next {
         self.drop_dead_tops();
-        if let Some(Reverse(slot)) = self.spinning.peek() {
-            return Next::SpinUntil(slot.key);
-        }
-        match self.sleeping.peek() {
-            Some(Reverse(slot)) => Next::SleepUntil(slot.key),
-            None => Next::Idle,
+        let start = self.sleeping.peek().map(|Reverse(slot)| slot.key);
+        match (self.spinning.peek(), start) {
+            (Some(Reverse(spinner)), Some(start)) => Next::SpinUntil(spinner.key.min(start)),
+            (Some(Reverse(spinner)), None) => Next::SpinUntil(spinner.key),
+            (None, Some(start)) => Next::SleepUntil(start),
+            (None, None) => Next::Idle,
         }
     }
 
@@ -204,11 +210,29 @@ mod tests {
         queue.insert(2, 900, 0).unwrap();
         assert_eq!(queue.next(), Next::SleepUntil(700));
         assert_eq!(fired(&mut queue, 750), []);
+        // The wake without a tail is still asleep until 900: the spin stops there.
+        assert_eq!(queue.next(), Next::SpinUntil(900));
+        assert_eq!(fired(&mut queue, 900), [(2, 900)]);
         assert_eq!(queue.next(), Next::SpinUntil(1_000));
-        // The wake without a tail is still asleep until 900, but the spin passes it.
-        assert_eq!(fired(&mut queue, 950), [(2, 900)]);
         assert_eq!(fired(&mut queue, 999), []);
         assert_eq!(fired(&mut queue, 1_000), [(1, 1_000)]);
+        assert_eq!(queue.next(), Next::Idle);
+    }
+
+    #[test]
+    fn a_spin_stops_at_every_start_inside_it() {
+        let mut queue = TimerQueue::new(100);
+        queue.insert(1, 4_000_000_000, 4_000_000_000).unwrap();
+        queue.insert(2, 10, 0).unwrap();
+        queue.insert(3, 30, 5).unwrap();
+        assert_eq!(fired(&mut queue, 0), []);
+        assert_eq!(queue.next(), Next::SpinUntil(10));
+        assert_eq!(fired(&mut queue, 10), [(2, 10)]);
+        assert_eq!(queue.next(), Next::SpinUntil(25), "id 3's own spin starts");
+        assert_eq!(fired(&mut queue, 25), []);
+        assert_eq!(queue.next(), Next::SpinUntil(30));
+        assert_eq!(fired(&mut queue, 30), [(3, 30)]);
+        assert_eq!(queue.next(), Next::SpinUntil(4_000_000_000));
     }
 
     #[test]

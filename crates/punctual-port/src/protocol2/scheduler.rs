@@ -40,16 +40,21 @@ pub(crate) struct Scheduler<W: Write> {
 impl<W: Write> Scheduler<W> {
     /// Serves until a write fails: the owner has gone, and that error is returned.
     pub(crate) fn run(mut self) -> io::Error {
-        let mut commands = Vec::new();
+        let mut bursts = Vec::new();
         let mut message = Vec::with_capacity(32);
         loop {
-            self.inbox.take(&mut commands);
-            for command in commands.drain(..) {
-                self.serve(command, &mut message);
+            // Read before taking the mail: whatever comes later is stamped later (see
+            // `inbox.rs`), so firing only what is due by now keeps the deadline order.
+            let due_ns = self.clock.now_ns();
+            self.inbox.take(&mut bursts);
+            for burst in bursts.drain(..) {
+                for command in burst.commands {
+                    self.serve(command, burst.posted_ns, &mut message);
+                }
             }
             let now_ns = self.clock.now_ns();
             let out = &mut self.out;
-            self.queue.fire_due(now_ns, |id, deadline_ns| {
+            self.queue.fire_due(due_ns, |id, deadline_ns| {
                 let lateness_ns =
                     u64::try_from(i128::from(now_ns) - i128::from(deadline_ns)).unwrap_or(u64::MAX);
                 push(
@@ -82,18 +87,16 @@ impl<W: Write> Scheduler<W> {
         }
     }
 
-    fn serve(&mut self, command: Command, message: &mut Vec<u8>) {
+    /// Serves one command of a burst posted at `posted_ns`.
+    fn serve(&mut self, command: Command, posted_ns: i64, message: &mut Vec<u8>) {
         let answer = match command {
             Command::Reject(Malformed { reason, id }) => Some(Answer::Error { reason, id }),
-            Command::Serve {
-                request,
-                received_ns,
-            } => match request {
+            Command::Serve(request) => match request {
                 Request::WakeAfter {
                     id,
                     duration_ns,
                     spin_ns,
-                } => self.queue_wake(id, received_ns.saturating_add(duration_ns.max(0)), spin_ns),
+                } => self.queue_wake(id, posted_ns.saturating_add(duration_ns.max(0)), spin_ns),
                 Request::WakeAt {
                     id,
                     deadline_ns,

@@ -5,9 +5,11 @@
 
 #![allow(dead_code)] // each test file uses its own part of this
 
+pub mod protocol2;
+
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -26,6 +28,8 @@ pub struct Port {
     pub child: Child,
     stdin: Option<ChildStdin>,
     frames: Receiver<Vec<u8>>,
+    /// Lets the frame reader start, for a port spawned with [`Port::spawn_unread`].
+    start_reading: Option<SyncSender<()>>,
     stderr: Option<JoinHandle<String>>,
 }
 
@@ -36,6 +40,18 @@ impl Port {
     }
 
     pub fn spawn_command(command: &mut Command) -> Port {
+        let mut port = Port::spawn_command_unread(command);
+        port.start_reading();
+        port
+    }
+
+    /// Starts the binary with `args`, but reads none of its answers before
+    /// [`Port::start_reading`]: a client that does not drain the port's output.
+    pub fn spawn_unread(args: &[&str]) -> Port {
+        Port::spawn_command_unread(Command::new(binary()).args(args))
+    }
+
+    fn spawn_command_unread(command: &mut Command) -> Port {
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -44,7 +60,11 @@ impl Port {
         let stdout = child.stdout.take().expect("piped stdout");
         let mut stderr = child.stderr.take().expect("piped stderr");
         let (sender, frames) = mpsc::channel();
+        let (start_reading, go) = mpsc::sync_channel(1);
         thread::spawn(move || {
+            if go.recv().is_err() {
+                return;
+            }
             let mut reader = FrameReader::new(stdout);
             while let Ok(Some(frame)) = reader.next_frame() {
                 if sender.send(frame.to_vec()).is_err() {
@@ -61,8 +81,23 @@ impl Port {
             stdin: child.stdin.take(),
             child,
             frames,
+            start_reading: Some(start_reading),
             stderr: Some(stderr),
         }
+    }
+
+    /// Lets the frame reader read the port's output from now on.
+    pub fn start_reading(&mut self) {
+        if let Some(go) = self.start_reading.take() {
+            let _ = go.send(());
+        }
+    }
+
+    /// Closes the port's output unread, for a port spawned with [`Port::spawn_unread`]: its
+    /// owner has gone without reading the answers.
+    pub fn close_output_unread(&mut self) {
+        // The frame reader, told neither to start, ends and drops the pipe.
+        self.start_reading = None;
     }
 
     /// Writes raw bytes to the port's stdin.
@@ -96,7 +131,7 @@ impl Port {
         self.stdin = None;
     }
 
-    /// Takes the port's stdin, to hand it to another process.
+    /// Takes the port's stdin, to hand it to another process or thread.
     pub fn take_input(&mut self) -> ChildStdin {
         self.stdin.take().expect("input still open")
     }
