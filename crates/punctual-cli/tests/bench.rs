@@ -559,3 +559,37 @@ fn bad_scale_arguments_are_clear_errors() {
         assert_usage_error(&[&["bench"][..], args].concat(), message);
     }
 }
+
+/// At 1 ns a wake costs far more CPU than the wait: the table and the Markdown say so
+/// rather than print a share of thousands of percent; the JSON keeps the number.
+#[test]
+fn a_wake_that_costs_more_than_its_wait_is_said_so() {
+    let args = ["--wait", "1ns", "--methods", "hybrid,std"];
+    let table = stdout_of(&[&["bench", "--mock-timer", "--samples", "20"][..], &args].concat());
+    let markdown = stdout_of(
+        &[
+            &["bench", "--mock-timer", "--samples", "20"][..],
+            &args,
+            &["--export-markdown", "-"],
+        ]
+        .concat(),
+    );
+    for out in [&table, &markdown] {
+        assert!(out.contains(">100%"), "{out}");
+        assert!(
+            out.contains("a wake cost more CPU than the wait itself"),
+            "{out}"
+        );
+        assert!(!out.contains("000.0%"), "{out}");
+    }
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(
+        &[
+            &["bench", "--mock-timer", "--samples", "20"][..],
+            &args,
+            &["--export-json", "-"],
+        ]
+        .concat(),
+    ))
+    .unwrap();
+    assert!(json["results"][0]["cpu_share"].as_f64().unwrap() > 1.0);
+}
