@@ -86,13 +86,14 @@ impl Periods for TickerPeriods {
         let deadline = due.deadline();
         loop {
             let now = Instant::now();
-            if stop(now) {
-                return None;
-            }
             // A deadline past the end of `Instant` is never reached: slices until the stop.
             let left = deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(now));
+            // A short wait is one wait, the stop looked at after it, as it always was.
             if left <= SLICE {
                 break;
+            }
+            if stop(now) {
+                return None;
             }
             std::thread::sleep((left - SLICE).min(SLICE));
         }
