@@ -8,16 +8,15 @@
 
 mod floor;
 mod mock;
+pub mod process;
 mod rounds;
 pub mod stall;
 pub mod timers;
 pub mod worker;
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-use anyhow::{anyhow, Context};
 use serde::{Deserialize, Serialize};
 
 use super::load::{Load, LoadKind};
@@ -153,7 +152,7 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
             let result = if options.mock {
                 mock::measure(spec, &args)?
             } else {
-                in_worker_process(&args)?
+                process::in_worker_process(&args)?
             };
             if result.setup_overran > 0 {
                 notes.push(format!(
@@ -164,9 +163,19 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
             scale.push(result);
             progress.advance(step, 1.0);
             step += 1;
+            if super::interrupted() {
+                break;
+            }
+        }
+        if super::interrupted() {
+            break;
         }
     }
     progress.finish();
+    let stopped_early = super::interrupted();
+    if stopped_early {
+        notes.push(super::STOPPED_EARLY.to_string());
+    }
     drop(load);
     let mut once = Vec::new();
     for r in &scale {
@@ -203,45 +212,13 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
             warmup: 0,
             timers: Some(options.timers.clone()),
             min_rounds: Some(options.rounds),
+            interrupted: stopped_early,
         },
         results: Vec::new(),
         scale,
         recommendation: None,
         notes,
         histograms: Vec::new(),
-    })
-}
-
-/// Runs one method at one N in a fresh process of this binary.
-fn in_worker_process(args: &worker::WorkerArgs) -> anyhow::Result<ScaleResult> {
-    let exe = std::env::current_exe().context("finding this program to run a scale worker")?;
-    let mut worker = Command::new(&exe);
-    worker
-        .args(["bench", "--scale-worker", args.method])
-        .args(["--scale", &args.timers.to_string()])
-        .args(["--samples", &args.samples.to_string()])
-        .args(["--rounds", &args.rounds.to_string()])
-        .args(["--scale-seed", &args.seed.to_string()]);
-    if let Some(path) = &args.export_timers {
-        worker.arg("--export-timers").arg(path);
-    }
-    let output = worker
-        .output()
-        .with_context(|| format!("starting a scale worker ({})", exe.display()))?;
-    if !output.status.success() {
-        return Err(anyhow!(
-            "the scale worker for {} at {} timers failed ({}): {}",
-            args.method,
-            args.timers,
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
-    }
-    serde_json::from_slice(&output.stdout).with_context(|| {
-        format!(
-            "reading the scale worker's result for {} at {} timers",
-            args.method, args.timers
-        )
     })
 }
 
