@@ -52,6 +52,30 @@ mod linux {
         child.wait_with_output().unwrap()
     }
 
+    /// Waits until process `parent` has a child (a scale worker), as `/proc` tells.
+    fn wait_for_a_worker(parent: u32) {
+        let started = Instant::now();
+        loop {
+            let has_child = std::fs::read_dir("/proc").unwrap().any(|entry| {
+                let stat = entry.unwrap().path().join("stat");
+                std::fs::read_to_string(stat).is_ok_and(|stat| {
+                    // After the command's name in parentheses: state, then the parent's id.
+                    stat.rsplit_once(')')
+                        .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                        == Some(&parent.to_string())
+                })
+            });
+            if has_child {
+                return;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "no worker started"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     fn text(bytes: &[u8]) -> String {
         String::from_utf8_lossy(bytes).into_owned()
     }
@@ -138,6 +162,50 @@ mod linux {
         let rows = json["scale"].as_array().unwrap();
         assert_eq!(rows.len(), 1, "the worker it was in, and no other: {json}");
         assert!(rows[0]["rounds"].as_u64().unwrap() >= 1, "{json}");
+    }
+
+    /// `--export-timers` is written by the workers round by round, into a temporary file
+    /// put in place when the run ends: a run killed midway leaves an existing file as it
+    /// was; one stopped by Ctrl-C replaces it with the rows it measured.
+    #[test]
+    fn an_existing_timers_file_is_untouched_until_a_scale_run_ends() {
+        let dir = TempDir::new("scale-rows-kept");
+        let rows = dir.0.join("t.csv");
+        let earlier = "an earlier run's rows\n";
+        std::fs::write(&rows, earlier).unwrap();
+        let args = [
+            "bench",
+            "--scale",
+            "20",
+            "--methods",
+            "async",
+            "--rounds",
+            "100000",
+            "--export-timers",
+            "t.csv",
+        ];
+        let mut child = spawn(&args, &dir);
+        // The rows' file is made before the first worker starts.
+        wait_for_a_worker(child.id());
+        // The worker, in a group of its own, ends once its input does.
+        child.kill().unwrap();
+        let _ = child.wait();
+        assert_eq!(std::fs::read_to_string(&rows).unwrap(), earlier);
+
+        let child = spawn(&args, &dir);
+        interrupt_once_caught(child.id(), false);
+        let output = wait_at_most(child, Duration::from_secs(60));
+        assert_eq!(output.status.code(), Some(130), "{}", text(&output.stderr));
+        let written = std::fs::read_to_string(&rows).unwrap();
+        let mut lines = written.lines();
+        assert_eq!(
+            lines.next(),
+            Some("method,timers,round,deadline_ns,late_ns")
+        );
+        assert!(
+            lines.all(|l| l.starts_with("async,20,")),
+            "only the rows of this run: {written}"
+        );
     }
 
     #[test]

@@ -129,16 +129,71 @@ impl OutputFile {
             let mut file = File::create(&temporary)?;
             file.write_all(bytes)?;
             file.sync_all()?;
-            // The file keeps the permissions it had.
-            if let Ok(meta) = fs::metadata(&self.target) {
-                fs::set_permissions(&temporary, meta.permissions())?;
-            }
-            fs::rename(&temporary, &self.target)
+            self.put_in_place(&temporary)
         })();
         if written.is_err() {
             let _ = fs::remove_file(&temporary);
         }
         written
+    }
+
+    /// Renames `temporary` over the file, which keeps the permissions it had.
+    fn put_in_place(&self, temporary: &Path) -> io::Result<()> {
+        if let Ok(meta) = fs::metadata(&self.target) {
+            fs::set_permissions(temporary, meta.permissions())?;
+        }
+        fs::rename(temporary, &self.target)
+    }
+
+    /// Where to write the file in pieces (the scale mode's timers' rows, appended by its
+    /// workers): the temporary file, which [`Staged::finish`] puts in place; the file
+    /// itself when it is written in place.
+    pub fn stage(&self) -> Staged<'_> {
+        Staged {
+            path: if self.in_place {
+                self.target.clone()
+            } else {
+                self.temporary()
+            },
+            file: self,
+            finished: false,
+        }
+    }
+}
+
+/// A file being written in pieces; dropped unfinished (the run failed), the temporary file
+/// goes and the file stays as it was.
+#[derive(Debug)]
+pub struct Staged<'a> {
+    file: &'a OutputFile,
+    path: PathBuf,
+    finished: bool,
+}
+
+impl Staged<'_> {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Puts what was written in place of the file.
+    pub fn finish(mut self) -> anyhow::Result<()> {
+        self.finished = true;
+        if self.file.in_place {
+            return Ok(());
+        }
+        let placed = self.file.put_in_place(&self.path);
+        if placed.is_err() {
+            let _ = fs::remove_file(&self.path);
+        }
+        placed.with_context(|| self.file.describe())
+    }
+}
+
+impl Drop for Staged<'_> {
+    fn drop(&mut self) {
+        if !self.finished && !self.file.in_place {
+            let _ = fs::remove_file(&self.path);
+        }
     }
 }
 

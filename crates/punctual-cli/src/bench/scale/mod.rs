@@ -23,6 +23,7 @@ use super::load::{Load, LoadKind};
 use super::stats::Lateness;
 use super::{Report, RunInfo, RunMode};
 use crate::environment::Environment;
+use crate::output::file::OutputFile;
 use crate::output::progress::Progress;
 use crate::units::format_nanos;
 use timers::ScaleSpec;
@@ -121,8 +122,15 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
     } else {
         Environment::collect()
     };
-    if let Some(path) = &options.export_timers {
-        rounds::TimerRows::create(path)?;
+    // The rows go to a temporary file beside it, put in its place once the run is done.
+    let rows_file = options
+        .export_timers
+        .as_deref()
+        .map(|path| OutputFile::check(path, ""))
+        .transpose()?;
+    let rows = rows_file.as_ref().map(OutputFile::stage);
+    if let Some(rows) = &rows {
+        rounds::TimerRows::create(rows.path())?;
     }
     let load = Load::start(options.load, options.load_threads);
     let mut notes = load.notes.clone();
@@ -147,7 +155,7 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
                 samples: options.samples,
                 rounds: options.rounds,
                 seed,
-                export_timers: options.export_timers.clone(),
+                export_timers: rows.as_ref().map(|r| r.path().to_path_buf()),
             };
             let result = if options.mock {
                 mock::measure(spec, &args)?
@@ -172,6 +180,9 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
         }
     }
     progress.finish();
+    if let Some(rows) = rows {
+        rows.finish()?;
+    }
     let stopped_early = super::interrupted();
     if stopped_early {
         notes.push(super::STOPPED_EARLY.to_string());
