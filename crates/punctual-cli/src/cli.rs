@@ -31,6 +31,7 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = BENCH_AFTER_HELP)]
 pub struct BenchArgs {
     /// Methods to compare, comma-separated, or `all` (see --list-methods). With --scale:
     /// async, async-rt, async-spin and tokio.
@@ -96,9 +97,9 @@ pub struct BenchArgs {
 
     /// With --scale: at least this many rounds of N timers per method and N, so that a
     /// run also shows what the first round does not (the executor's memory after many
-    /// tasks, a stall that comes every few seconds).
-    #[arg(long, value_name = "N", default_value_t = 1, requires = "scale", value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    pub rounds: u64,
+    /// tasks, a stall that comes every few seconds) [default: 1].
+    #[arg(long, value_name = "N", requires = "scale", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub rounds: Option<u64>,
 
     /// With --scale: every timer of every round, one CSV row each (method, timers, round,
     /// deadline_ns after the round's first possible deadline, late_ns), to see where a p99
@@ -210,8 +211,24 @@ const GRID_AFTER_HELP: &str = "\
 Each T: line (cyclictest's, in microseconds) is followed by a Q: line: the median, 99th and
 99.9th percentile lateness in nanoseconds, and the periods missed.
 
-Exit codes: 0 measured; 1 a setting was refused (then nothing is measured) or the run failed;
-2 bad arguments.";
+Ctrl-C stops the run after the wake-up under way (a wait for a period over 50 ms goes in
+50 ms slices, so it ends within about that), and the run still reports (exit code 0); a
+second Ctrl-C ends it at once, and an existing --json FILE is then left as it was: it is
+replaced only by a run that reports. A closed standard output (`| head`) ends the output
+quietly (exit code 0).
+
+Exit codes: 0 measured; 1 a setting was refused (then nothing is measured), an output could
+not be written, or the run failed; 2 bad arguments.";
+
+const BENCH_AFTER_HELP: &str = "\
+Every output file is checked before anything is measured, and written only once the run is
+done (an existing file is replaced whole, or left as it was). Ctrl-C stops the run at the end
+of the batch under way (with --scale, of the round): what was measured is still printed and
+exported, marked as stopped early (\"interrupted\": true in the JSON); a second Ctrl-C ends it
+at once. A closed standard output (`| head`) ends the table quietly (exit code 0).
+
+Exit codes: 0 measured; 1 an output could not be written (each that could be is) or the run
+failed; 2 bad arguments; 130 stopped early by Ctrl-C, with the results measured until then.";
 
 /// How many measuring threads `--threads` asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,8 +11,9 @@ mod rng;
 #[allow(unsafe_code)]
 mod sys;
 mod units;
+mod usage;
 
-use std::path::PathBuf;
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
@@ -20,29 +21,62 @@ use clap::{CommandFactory, Parser};
 use bench::scale::timers::{self as scale_timers, ScaleSpec};
 use bench::scale::worker::WorkerArgs;
 use bench::scale::ScaleOptions;
-use bench::{BenchOptions, Report, Stop};
+use bench::{BenchOptions, Stop};
 use cli::{BenchArgs, Cli, Command, MethodList};
-use export::ExportFormat;
+use output::destinations::Destinations;
+use output::stdio;
+use sys::Platform;
 
 fn main() -> ExitCode {
     match run() {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            stdio::report(&error);
             ExitCode::FAILURE
         }
     }
 }
 
-fn run() -> anyhow::Result<()> {
-    match Cli::parse().command {
+fn run() -> anyhow::Result<ExitCode> {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(usage) => return Ok(usage_exit(&usage)),
+    };
+    match cli.command {
         Command::Bench(args) => bench_command(*args),
-        Command::Probe(args) => probe::command(&args),
+        Command::Probe(args) => probe::command(&args).map(|()| ExitCode::SUCCESS),
         Command::Grid(args) => grid::command(&args),
     }
 }
 
-fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
+/// Prints clap's usage error, help or version, as `clap::Error::exit` would, but a full
+/// standard output is an error here too.
+fn usage_exit(usage: &clap::Error) -> ExitCode {
+    let printed = usage.print().and_then(|()| std::io::stdout().flush());
+    match printed {
+        Err(e) if !usage.use_stderr() && e.kind() != std::io::ErrorKind::BrokenPipe => {
+            stdio::report(&anyhow::Error::from(e).context("writing to standard output"));
+            ExitCode::FAILURE
+        }
+        _ => ExitCode::from(u8::try_from(usage.exit_code()).unwrap_or(1)),
+    }
+}
+
+/// A usage error for a combination clap's attributes do not catch: exit code 2.
+fn usage_error(message: String) -> ! {
+    Cli::command()
+        .error(clap::error::ErrorKind::ArgumentConflict, message)
+        .exit()
+}
+
+/// `bench`'s exit code when Ctrl-C stopped it early, having printed and exported what it
+/// measured: 128 + SIGINT, as a shell reports a process ended by it.
+const STOPPED_BY_CTRL_C: u8 = 130;
+
+fn bench_command(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    if let Err(message) = usage::check_bench(&args) {
+        usage_error(message);
+    }
     if args.list_methods {
         let wait_table = bench::method::METHODS
             .iter()
@@ -51,17 +85,17 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
             .iter()
             .filter(|spec| spec.scale_only())
             .map(|spec| (spec.name, spec.about, spec.ours, " (--scale only)"));
+        let mut list = String::new();
         for (name, about, ours, only) in wait_table.chain(scale_only) {
-            println!(
-                "{name:<12} {about}{}{only}",
-                if ours { " (ours)" } else { "" }
-            );
+            let ours = if ours { " (ours)" } else { "" };
+            list.push_str(&format!("{name:<12} {about}{ours}{only}\n"));
         }
-        return Ok(());
+        stdio::print(&list)?;
+        return Ok(ExitCode::SUCCESS);
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let load_threads = args.load_threads.map_or(cpus, |n| n as usize);
-    let report = match &args.scale {
+    let scale = match &args.scale {
         Some(timers) => {
             let methods = scale_methods(&args.methods).unwrap_or_else(|message| {
                 Cli::command()
@@ -69,18 +103,9 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
                     .exit()
             });
             if let Some(method) = &args.scale_worker {
-                return scale_worker(method, timers, &args);
+                return scale_worker(method, timers, &args).map(|()| ExitCode::SUCCESS);
             }
-            bench::scale::run(&ScaleOptions {
-                methods,
-                timers: timers.clone(),
-                samples: args.samples.unwrap_or(DEFAULT_SCALE_SAMPLES),
-                rounds: args.rounds,
-                load: args.load,
-                load_threads,
-                mock: args.mock_timer,
-                export_timers: args.export_timers.clone(),
-            })?
+            Some((timers.clone(), methods))
         }
         None if !args.methods.scale_only.is_empty() => Cli::command()
             .error(
@@ -91,6 +116,22 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
                 ),
             )
             .exit(),
+        None => None,
+    };
+    // Before anything is measured: a path that cannot be written fails now.
+    let destinations = Destinations::check(&args)?;
+    catch_interrupt();
+    let report = match scale {
+        Some((timers, methods)) => bench::scale::run(&ScaleOptions {
+            methods,
+            timers,
+            samples: args.samples.unwrap_or(DEFAULT_SCALE_SAMPLES),
+            rounds: args.rounds.unwrap_or(1),
+            load: args.load,
+            load_threads,
+            mock: args.mock_timer,
+            export_timers: args.export_timers.clone(),
+        })?,
         None => bench::run(&BenchOptions {
             methods: args.methods.specs.clone(),
             waits: args.waits.clone(),
@@ -105,7 +146,25 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
             mock: args.mock_timer,
         })?,
     };
-    output_report(&report, args)
+    if report.run.interrupted {
+        stdio::eprint("punctual bench: stopped early by Ctrl-C; the results are what was measured until then\n");
+    }
+    let written = destinations.write(&report);
+    Ok(if !written {
+        ExitCode::FAILURE
+    } else if report.run.interrupted {
+        ExitCode::from(STOPPED_BY_CTRL_C)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Turns the first Ctrl-C into a stop at the end of the batch under way; says so when it
+/// cannot.
+fn catch_interrupt() {
+    if !sys::Os::catch_interrupt() {
+        stdio::eprint("warning: Ctrl-C cannot be caught here: it ends the run without results\n");
+    }
 }
 
 /// Timers per method and N the scale mode measures at least, unless `--samples` says.
@@ -145,37 +204,15 @@ fn scale_worker(method: &str, timers: &[u64], args: &BenchArgs) -> anyhow::Resul
     let [timers] = timers else {
         anyhow::bail!("a scale worker measures one N, not {timers:?}");
     };
+    // The parent says when to stop (see `bench::scale::process`).
+    bench::scale::process::stop_when_input_ends();
     let result = bench::scale::worker::run(&WorkerArgs {
         method: spec.name,
         timers: *timers,
         samples: args.samples.unwrap_or(DEFAULT_SCALE_SAMPLES),
-        rounds: args.rounds,
+        rounds: args.rounds.unwrap_or(1),
         seed: args.scale_seed,
         export_timers: args.export_timers.clone(),
     })?;
-    println!("{}", serde_json::to_string(&result)?);
-    Ok(())
-}
-
-fn output_report(report: &Report, args: BenchArgs) -> anyhow::Result<()> {
-    let exports: Vec<(ExportFormat, PathBuf)> = [
-        (ExportFormat::Json, args.export_json),
-        (ExportFormat::Csv, args.export_csv),
-        (ExportFormat::Markdown, args.export_markdown),
-    ]
-    .into_iter()
-    .filter_map(|(format, path)| path.map(|p| (format, p)))
-    .collect();
-    let table_to_stdout = !exports.iter().any(|(_, p)| p.as_os_str() == "-");
-    if table_to_stdout {
-        print!("{}", output::table::render(report));
-    }
-    export::write_all(&exports, report)?;
-    if let Some(path) = &args.plot {
-        output::plot::write(report, path)?;
-        if table_to_stdout {
-            println!("plot: {}", path.display());
-        }
-    }
-    Ok(())
+    stdio::print(&format!("{}\n", serde_json::to_string(&result)?))
 }

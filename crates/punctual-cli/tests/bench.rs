@@ -559,3 +559,89 @@ fn bad_scale_arguments_are_clear_errors() {
         assert_usage_error(&[&["bench"][..], args].concat(), message);
     }
 }
+
+/// An option the run would ignore, or two outputs that would spoil each other, is a usage
+/// error rather than a silent surprise.
+#[test]
+fn ignored_or_conflicting_options_are_usage_errors() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--load-threads", "2"], "--load-threads needs --load"),
+        (
+            &["--load", "none", "--load-threads", "2"],
+            "--load-threads needs --load",
+        ),
+        (&["--rounds", "1"], "--scale"),
+        // Beside an option of the wait table, clap's own `requires` let these through.
+        (
+            &["--rounds", "3", "--wait", "1ms"],
+            "--rounds needs --scale",
+        ),
+        (
+            &["--export-timers", "t.csv", "--wait", "1ms"],
+            "--export-timers needs --scale",
+        ),
+        (
+            &["--export-json", "-", "--export-csv", "-"],
+            "--export-json and --export-csv both write to standard output",
+        ),
+        (
+            &["--export-json", "r.out", "--export-markdown", "r.out"],
+            "--export-json and --export-markdown both write to r.out",
+        ),
+        (
+            &["--export-csv", "./r.svg", "--plot", "r.svg"],
+            "--export-csv and --plot both write to",
+        ),
+        (
+            &[
+                "--scale",
+                "10",
+                "--export-timers",
+                "t.csv",
+                "--export-csv",
+                "t.csv",
+            ],
+            "--export-csv and --export-timers both write to t.csv",
+        ),
+    ];
+    for (args, message) in cases {
+        assert_usage_error(
+            &[&["bench", "--mock-timer", "--samples", "5"][..], args].concat(),
+            message,
+        );
+    }
+}
+
+/// At 1 ns a wake costs far more CPU than the wait: the table and the Markdown say so
+/// rather than print a share of thousands of percent; the JSON keeps the number.
+#[test]
+fn a_wake_that_costs_more_than_its_wait_is_said_so() {
+    let args = ["--wait", "1ns", "--methods", "hybrid,std"];
+    let table = stdout_of(&[&["bench", "--mock-timer", "--samples", "20"][..], &args].concat());
+    let markdown = stdout_of(
+        &[
+            &["bench", "--mock-timer", "--samples", "20"][..],
+            &args,
+            &["--export-markdown", "-"],
+        ]
+        .concat(),
+    );
+    for out in [&table, &markdown] {
+        assert!(out.contains(">100%"), "{out}");
+        assert!(
+            out.contains("a wake cost more CPU than the wait itself"),
+            "{out}"
+        );
+        assert!(!out.contains("000.0%"), "{out}");
+    }
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(
+        &[
+            &["bench", "--mock-timer", "--samples", "20"][..],
+            &args,
+            &["--export-json", "-"],
+        ]
+        .concat(),
+    ))
+    .unwrap();
+    assert!(json["results"][0]["cpu_share"].as_f64().unwrap() > 1.0);
+}

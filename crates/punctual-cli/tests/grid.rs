@@ -142,6 +142,20 @@ fn duration_stops_each_thread_at_the_first_wake_up_past_it() {
     );
 }
 
+/// The end of `--duration` ends a wait for a period longer than what is left: a run of 1 s
+/// at a 60 s interval takes about a second, not a minute (and measures no period).
+#[test]
+fn the_end_of_the_duration_ends_a_long_wait() {
+    let output = common::run(
+        punctual()
+            .args(["grid", "-q", "--interval", "60s", "--duration", "1s"])
+            .timeout(std::time::Duration::from_secs(30)),
+    );
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(field(lines_starting(&stdout, "T:")[0], "C:"), 0, "{stdout}");
+}
+
 #[test]
 fn bad_arguments_are_usage_errors() {
     let cases: &[(&[&str], &str)] = &[

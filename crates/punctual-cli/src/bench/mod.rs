@@ -13,6 +13,7 @@ pub mod scale;
 pub mod stats;
 mod worker;
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime};
 
 use hdrhistogram::Histogram;
@@ -20,6 +21,7 @@ use serde::Serialize;
 
 use crate::environment::Environment;
 use crate::output::progress::Progress;
+use crate::sys::INTERRUPTED;
 use load::{Load, LoadKind};
 use method::MethodSpec;
 use stats::{Recorder, Summary};
@@ -111,6 +113,10 @@ pub struct RunInfo {
     /// The fewest rounds per method and N, in scale mode.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_rounds: Option<u64>,
+    /// Whether Ctrl-C stopped the run before it measured all it was asked to: the results
+    /// are then what was measured until the end of the batch under way (in scale mode, of
+    /// the round under way), and nothing after it.
+    pub interrupted: bool,
 }
 
 /// One method at one wait length.
@@ -159,8 +165,18 @@ fn batch_size(wait: Duration) -> u64 {
     (BATCH_TIME.as_nanos() / per_wait.as_nanos()).clamp(1, 2000) as u64
 }
 
+/// Whether Ctrl-C asked the run to stop (see [`INTERRUPTED`]).
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// The note a run stopped by Ctrl-C carries, in the table and every export.
+pub const STOPPED_EARLY: &str =
+    "stopped early by Ctrl-C: these are the results measured until then";
+
 /// Runs the measurements. The environment is read first, before any load or method thread
-/// exists.
+/// exists. A Ctrl-C ends the run at the end of the batch under way: that batch is kept, no
+/// other starts, and the report says so.
 pub fn run(options: &BenchOptions) -> anyhow::Result<Report> {
     let environment = if options.mock {
         Environment::mock()
@@ -200,7 +216,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<Report> {
                 worker.run(batch(options.warmup, seed))?;
             }
         }
-        loop {
+        'batches: loop {
             let mut measured = false;
             for (i, worker) in workers.iter().enumerate() {
                 let Some(count) = next_count(options.stop, &recorders[i], wait) else {
@@ -216,6 +232,9 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<Report> {
                 recorder.add_wall(result.wall.as_nanos());
                 method_notes[i] = result.note;
                 progress.advance(i, done_fraction(options.stop, recorder));
+                if interrupted() {
+                    break 'batches;
+                }
             }
             if !measured {
                 break;
@@ -236,8 +255,15 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<Report> {
             });
             histograms.push(recorder.histogram().clone());
         }
+        if interrupted() {
+            break;
+        }
     }
     progress.finish();
+    let stopped_early = interrupted();
+    if stopped_early {
+        notes.push(STOPPED_EARLY.to_string());
+    }
     drop(workers);
     drop(load);
     if results
@@ -270,6 +296,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<Report> {
             warmup: options.warmup,
             timers: None,
             min_rounds: None,
+            interrupted: stopped_early,
         },
         results,
         scale: Vec::new(),

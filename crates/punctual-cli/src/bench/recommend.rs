@@ -70,6 +70,18 @@ fn winner<'a>(at: &[&'a MethodResult]) -> Option<(&'a MethodResult, bool)> {
         .or_else(|| best_of(&honest).map(|r| (r, false)))
 }
 
+/// What the winner spent: a share of a core, or, when a wake cost more than the wait, that.
+fn cost(r: &MethodResult) -> String {
+    if r.cpu_share > 1.0 {
+        format!(
+            "{} of CPU a wait, more than the wait itself",
+            format_nanos(r.summary.cpu_ns_per_wait as f64)
+        )
+    } else {
+        format!("{:.1}% of a core", r.cpu_share * 100.0)
+    }
+}
+
 /// The advice for `results` (several wait lengths, several methods each), or `None` when
 /// nothing was measured.
 pub fn recommend(results: &[MethodResult]) -> Option<String> {
@@ -109,12 +121,12 @@ pub fn recommend(results: &[MethodResult]) -> Option<String> {
             "p90"
         };
         return Some(format!(
-            "use `{}` here ({rule}){caveat}: at {} it woke {} late at the median and {} at {percentile}, for {:.1}% of a core{versus}.",
+            "use `{}` here ({rule}){caveat}: at {} it woke {} late at the median and {} at {percentile}, for {}{versus}.",
             best.method,
             wait_label(Duration::from_nanos(wait)),
             format_nanos(best.summary.lateness.p50_ns as f64),
             format_nanos(tail(best) as f64),
-            best.cpu_share * 100.0,
+            cost(best),
         ));
     }
     let parts: Vec<String> = winners

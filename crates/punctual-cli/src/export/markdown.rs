@@ -4,7 +4,7 @@ use std::time::Duration;
 use super::Exporter;
 use crate::bench::{Report, RunMode};
 use crate::output;
-use crate::output::table::cells;
+use crate::output::table::{self, cells};
 use crate::units::wait_label;
 
 /// The environment as a list, then one table per wait length, ready to paste in an issue.
@@ -82,6 +82,13 @@ impl Exporter for MarkdownExporter {
             }
         }
         out.push_str("\nLateness past the deadline; **bold** methods are punctual's own.\n");
+        if table::any_over_the_wait(report) {
+            writeln!(
+                out,
+                "\n{}.",
+                table::OVER_THE_WAIT.replacen(">100%", "\\>100%", 1)
+            )?;
+        }
         if let Some(advice) = &report.recommendation {
             writeln!(out, "\n**Recommendation**: {advice}")?;
         }

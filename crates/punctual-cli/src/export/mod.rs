@@ -1,13 +1,9 @@
 //! `--export-json`, `--export-csv`, `--export-markdown`: one file per format behind
-//! [`Exporter`]. Exporters only turn a report into bytes; writing files is the caller's.
+//! [`Exporter`]. Exporters only turn a report into bytes; `output::destinations` writes them.
 
 mod csv;
 mod json;
 mod markdown;
-
-use std::path::PathBuf;
-
-use anyhow::Context;
 
 use crate::bench::Report;
 
@@ -34,18 +30,4 @@ impl ExportFormat {
     pub fn serialize(self, report: &Report) -> anyhow::Result<Vec<u8>> {
         self.exporter().serialize(report)
     }
-}
-
-/// Writes every requested export; a path of `-` means standard output.
-pub fn write_all(exports: &[(ExportFormat, PathBuf)], report: &Report) -> anyhow::Result<()> {
-    for (format, path) in exports {
-        let bytes = format.serialize(report)?;
-        if path.as_os_str() == "-" {
-            use std::io::Write;
-            std::io::stdout().write_all(&bytes)?;
-        } else {
-            std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
-        }
-    }
-    Ok(())
 }

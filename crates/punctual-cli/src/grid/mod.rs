@@ -21,15 +21,13 @@ mod stats;
 mod summary;
 mod thread;
 
-use std::fs::File;
-use std::io::Write;
-use std::path::Path;
+use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
-
-use anyhow::Context;
 
 use crate::cli::GridArgs;
 use crate::environment::Environment;
+use crate::output::file::Destination;
+use crate::output::stdio;
 use crate::sys::SystemInfo;
 use options::GridOptions;
 use session::Session;
@@ -62,17 +60,19 @@ pub struct GridReport {
     pub warnings: Vec<String>,
 }
 
-pub fn command(args: &GridArgs) -> anyhow::Result<()> {
+/// Runs `punctual grid`; failures to write an output after the run are reported one by
+/// one, and make the exit code 1.
+pub fn command(args: &GridArgs) -> anyhow::Result<ExitCode> {
     let options = GridOptions::new(args, command_line())?;
-    let json_to_stdout = options.json.as_deref() == Some(Path::new("-"));
+    // Checked now, so a path that cannot be written fails before the run, not after it;
+    // written only once the run is done, so a refused setting leaves the file as it was.
+    let json = options
+        .json
+        .as_deref()
+        .map(|path| Destination::check(path, ""))
+        .transpose()?;
+    let json_to_stdout = matches!(json, Some(Destination::Stdout));
     let results_only = options.quiet || json_to_stdout;
-    // Opened now, so a path that cannot be written fails before the run, not after it.
-    let json_file = match &options.json {
-        Some(path) if !json_to_stdout => {
-            Some(File::create(path).with_context(|| format!("creating {}", path.display()))?)
-        }
-        _ => None,
-    };
     let session = Session::prepare(options)?;
     let header = header::render(
         &session.options,
@@ -80,16 +80,23 @@ pub fn command(args: &GridArgs) -> anyhow::Result<()> {
         &session.scheduling(),
     );
     if results_only {
-        eprint!("{header}");
+        stdio::eprint(&header);
     } else {
-        print!("{header}");
-        std::io::stdout().flush()?;
+        stdio::print(&header)?;
     }
     for warning in &session.warnings {
-        eprintln!("warning: {warning}");
+        stdio::eprint(&format!("warning: {warning}\n"));
     }
     let printed = session.warnings.len();
     let report = session.run()?;
+    // Every output is attempted, each whatever became of the ones before.
+    let mut code = ExitCode::SUCCESS;
+    let mut outcome = |result: anyhow::Result<()>| {
+        if let Err(error) = result {
+            stdio::report(&error);
+            code = ExitCode::FAILURE;
+        }
+    };
     if !json_to_stdout {
         let mut out = String::new();
         // cyclictest -q -h prints the histogram alone.
@@ -99,27 +106,21 @@ pub fn command(args: &GridArgs) -> anyhow::Result<()> {
         if report.options.histogram_us.is_some() {
             out.push_str(&histogram::render(&report));
         }
-        print!("{out}");
+        outcome(stdio::print(&out));
     }
     let footer = header::footer(&report);
     if results_only {
-        eprint!("{footer}");
+        stdio::eprint(&footer);
     } else {
-        print!("\n{footer}");
+        outcome(stdio::print(&format!("\n{footer}")));
     }
     for warning in &report.warnings[printed..] {
-        eprintln!("warning: {warning}");
+        stdio::eprint(&format!("warning: {warning}\n"));
     }
-    if let Some(path) = &report.options.json {
-        let bytes = json::render(&report)?;
-        match json_file {
-            Some(mut file) => file
-                .write_all(&bytes)
-                .with_context(|| format!("writing {}", path.display()))?,
-            None => std::io::stdout().write_all(&bytes)?,
-        }
+    if let Some(json) = &json {
+        outcome(json::render(&report).and_then(|bytes| json.write(&bytes)));
     }
-    Ok(())
+    Ok(code)
 }
 
 /// `punctual` and the arguments as given, as cyclictest records its command line.

@@ -1,16 +1,19 @@
 //! A measuring thread: it sets itself up (affinity, then priority), reports ready, waits for
 //! the start, then wakes on its grid until told to stop. Nothing else runs on it.
 //!
-//! Real runs wait with a [`punctual::Ticker`] under [`MissedTickPolicy::Skip`], which is
+//! Real runs wait as a [`punctual::Ticker`] under [`MissedTickPolicy::Skip`] does, which is
 //! cyclictest's loop: tick `k` is due at `start + k * interval`, and a wake-up too late for
-//! the next period skips it (counted) rather than running two periods back to back.
+//! the next period skips it (counted) rather than running two periods back to back. The
+//! thread takes the ticker's parts (the [`Grid`] and a [`Sleeper`]) so that a wait for a
+//! long period goes in slices: a Ctrl-C, or the end of `--duration`, ends it within
+//! [`SLICE`], where the library's wait would sleep through to the deadline.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use punctual::{rt, Grid, MissedTickPolicy, Sleeper, Strategy, Ticker};
+use punctual::{rt, Grid, MissedTickPolicy, Sleeper, Strategy};
 
 use super::options::Stop;
 use super::stats::ThreadStats;
@@ -58,23 +61,49 @@ struct Period {
     elapsed: Duration,
 }
 
+/// The longest a measuring thread sleeps without looking at whether to stop. Waits for a
+/// period up to this long are one wait of the chosen strategy, as before; a longer one
+/// sleeps natively in slices until the deadline is this close, then waits for it with the
+/// strategy: its lateness is still measured against its own deadline, never early.
+pub const SLICE: Duration = Duration::from_millis(50);
+
 trait Periods {
-    fn next(&mut self) -> Period;
+    /// The next wake-up, or `None` when `stop` said so (given the clock) before it came.
+    fn next(&mut self, stop: &dyn Fn(Instant) -> bool) -> Option<Period>;
 }
 
+/// A [`punctual::Ticker`]'s loop, taken apart so that long waits go in slices.
 struct TickerPeriods {
-    ticker: Ticker,
+    grid: Grid,
+    sleeper: Sleeper,
     start: Instant,
 }
 
 impl Periods for TickerPeriods {
-    fn next(&mut self) -> Period {
-        let tick = self.ticker.tick();
-        Period {
-            lateness: tick.lateness(),
-            missed: tick.missed(),
-            elapsed: tick.wake().woke().saturating_duration_since(self.start),
+    fn next(&mut self, stop: &dyn Fn(Instant) -> bool) -> Option<Period> {
+        // What Ticker::tick does, with the slices before its wait.
+        let due = self.grid.due(Instant::now());
+        let deadline = due.deadline();
+        loop {
+            let now = Instant::now();
+            // A deadline past the end of `Instant` is never reached: slices until the stop.
+            let left = deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(now));
+            // A short wait is one wait, the stop looked at after it, as it always was.
+            if left <= SLICE {
+                break;
+            }
+            if stop(now) {
+                return None;
+            }
+            std::thread::sleep((left - SLICE).min(SLICE));
         }
+        let wake = self.sleeper.sleep_until(deadline?);
+        self.grid.advance(&due, wake.woke());
+        Some(Period {
+            lateness: wake.lateness(),
+            missed: due.missed(),
+            elapsed: wake.woke().saturating_duration_since(self.start),
+        })
     }
 }
 
@@ -87,16 +116,17 @@ struct MockPeriods {
 }
 
 impl Periods for MockPeriods {
-    fn next(&mut self) -> Period {
+    /// Virtual time passes in no time: a mock wait needs no slices.
+    fn next(&mut self, _stop: &dyn Fn(Instant) -> bool) -> Option<Period> {
         let due = self.grid.due(self.clock.now());
         let deadline = due.deadline().expect("mock grids are short");
         let woke = self.method.wait_until(deadline);
         self.grid.advance(&due, woke);
-        Period {
+        Some(Period {
             lateness: woke - deadline,
             missed: due.missed(),
             elapsed: woke - self.start,
-        }
+        })
     }
 }
 
@@ -131,7 +161,7 @@ fn set_up(plan: &ThreadPlan) -> anyhow::Result<Ready> {
 }
 
 /// What a thread measured, and over how long (from the start of its grid to its last
-/// wake-up; virtual time in mock runs).
+/// wake-up, or to the stop that ended a wait; virtual time in mock runs).
 #[derive(Debug, Clone)]
 pub struct Measured {
     pub stats: ThreadStats,
@@ -156,6 +186,7 @@ pub fn run(
             elapsed: Duration::ZERO,
         };
     }
+    let began = Instant::now();
     let mut periods: Box<dyn Periods> = if plan.mock {
         let clock = MockClock::new();
         let start = clock.now();
@@ -167,17 +198,30 @@ pub fn run(
             start,
         })
     } else {
-        let start = Instant::now();
+        let start = began;
+        let mut grid =
+            Grid::new(start + plan.interval, plan.interval).expect("the interval is not zero");
+        grid.set_policy(MissedTickPolicy::Skip);
         Box::new(TickerPeriods {
-            ticker: Ticker::starting_at(start + plan.interval, plan.interval)
-                .expect("the interval is not zero")
-                .with_sleeper(Sleeper::new(plan.strategy))
-                .with_policy(MissedTickPolicy::Skip),
+            grid,
+            sleeper: Sleeper::new(plan.strategy),
             start,
         })
     };
+    let end = match plan.stop {
+        Stop::Duration(d) => began.checked_add(d),
+        Stop::Loops(_) => None,
+    };
+    let stop =
+        |now: Instant| interrupted.load(Ordering::Relaxed) || end.is_some_and(|end| now >= end);
     loop {
-        let period = periods.next();
+        let Some(period) = periods.next(&stop) else {
+            // Stopped in a wait (real runs only): the grid ran until now.
+            return Measured {
+                stats,
+                elapsed: began.elapsed(),
+            };
+        };
         stats.record(period.lateness, period.missed);
         live.cycles.store(stats.cycles, Ordering::Relaxed);
         live.max_us.store(stats.max_us, Ordering::Relaxed);

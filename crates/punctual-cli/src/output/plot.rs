@@ -2,10 +2,9 @@
 //! against lateness on a log axis. A method whose curve rises further left wakes closer to
 //! its deadline; where a curve reaches 0.99 is its p99.
 
-use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use plotters::prelude::*;
 
 use crate::bench::Report;
@@ -46,11 +45,6 @@ pub fn render(report: &Report) -> anyhow::Result<String> {
         root.present().map_err(|e| anyhow!("{e}"))?;
     }
     Ok(svg)
-}
-
-pub fn write(report: &Report, path: &Path) -> anyhow::Result<()> {
-    let svg = render(report)?;
-    std::fs::write(path, svg).with_context(|| format!("writing the plot to {}", path.display()))
 }
 
 type Panel<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;

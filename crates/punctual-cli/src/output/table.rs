@@ -77,8 +77,28 @@ pub fn cells(r: &MethodResult) -> Cells {
         early: s.lateness.early.to_string(),
         missed: s.missed.to_string(),
         cpu_per_wait: f(s.cpu_ns_per_wait as f64),
-        cpu_share: format!("{:.1}%", r.cpu_share * 100.0),
+        cpu_share: cpu_share_label(r.cpu_share),
     }
+}
+
+/// A wait's CPU time as a share of the wait; past the whole wait `>100%`, since a figure of
+/// thousands of percent says only that a wake cost more than the wait (see
+/// [`OVER_THE_WAIT`]).
+pub fn cpu_share_label(share: f64) -> String {
+    if share > 1.0 {
+        ">100%".to_string()
+    } else {
+        format!("{:.1}%", share * 100.0)
+    }
+}
+
+/// What `>100%` means, said once under a table that has it.
+pub const OVER_THE_WAIT: &str =
+    ">100%: a wake cost more CPU than the wait itself (its cpu/wait is the figure to read)";
+
+/// Whether some row of `report` prints `>100%`.
+pub fn any_over_the_wait(report: &Report) -> bool {
+    report.results.iter().any(|r| r.cpu_share > 1.0)
 }
 
 pub fn render(report: &Report) -> String {
@@ -137,6 +157,9 @@ pub fn render(report: &Report) -> String {
         }
     }
     out.push_str("\n  * punctual's own methods. Early wakes count as 0 in the percentiles; cpu is CPU time per wait, and its share of the wait.\n");
+    if any_over_the_wait(report) {
+        let _ = writeln!(out, "  {OVER_THE_WAIT}.");
+    }
     for note in &report.notes {
         let _ = writeln!(out, "  note: {note}");
     }

@@ -14,6 +14,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::cli::ProbeArgs;
+use crate::output::stdio;
 use crate::rng::Rng;
 use analysis::CheatRow;
 use clock::{MockClock, ProbeClock, RealClock};
@@ -67,11 +68,10 @@ pub fn command(args: &ProbeArgs) -> anyhow::Result<()> {
         probe(&mut RealClock::new(), args.time_per_request, os, seed)
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&findings)?);
+        stdio::print(&format!("{}\n", serde_json::to_string_pretty(&findings)?))
     } else {
-        print!("{}", report::render(&findings));
+        stdio::print(&report::render(&findings))
     }
-    Ok(())
 }
 
 fn probe(clock: &mut dyn ProbeClock, budget: Duration, os: String, seed: u64) -> Findings {

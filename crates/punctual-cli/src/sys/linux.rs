@@ -227,6 +227,10 @@ impl Platform for Os {
     fn catch_interrupt() -> bool {
         unix::catch_interrupt()
     }
+
+    fn beyond_ctrl_c(command: &mut std::process::Command) {
+        unix::own_process_group(command);
+    }
 }
 
 /// The kernel's preemption model, as in effect: with PREEMPT_DYNAMIC the build only sets a

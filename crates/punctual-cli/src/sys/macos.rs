@@ -130,4 +130,8 @@ impl Platform for Os {
     fn catch_interrupt() -> bool {
         unix::catch_interrupt()
     }
+
+    fn beyond_ctrl_c(command: &mut std::process::Command) {
+        unix::own_process_group(command);
+    }
 }

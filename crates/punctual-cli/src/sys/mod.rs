@@ -112,6 +112,14 @@ pub trait Platform {
     /// Turns Ctrl-C into [`INTERRUPTED`], so a long run can stop and still report; returns
     /// whether the handler is in place.
     fn catch_interrupt() -> bool;
+
+    /// Makes `command` start where the console's Ctrl-C does not reach it, so that its
+    /// parent decides when it stops (a scale worker, told through its standard input): on
+    /// Unix a process group of its own, on Windows a new process group, for which Windows
+    /// turns Ctrl-C off.
+    fn beyond_ctrl_c(command: &mut std::process::Command) {
+        let _ = command;
+    }
 }
 
 #[cfg(unix)]

@@ -70,6 +70,13 @@ pub fn catch_interrupt() -> bool {
     }
 }
 
+/// Starts `command` in a process group of its own: a terminal's Ctrl-C goes to its
+/// foreground process group only (setpgid(2), termios(3) on ISIG).
+pub fn own_process_group(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
+}
+
 /// The calling process's nice value.
 pub fn nice() -> Option<i32> {
     // SAFETY: clearing errno before getpriority is how its -1 is told from an error

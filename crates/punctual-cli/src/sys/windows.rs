@@ -12,8 +12,8 @@ use windows_sys::Win32::System::ProcessStatus::{GetProcessMemoryInfo, PROCESS_ME
 use windows_sys::Win32::System::SystemInformation::{GetTickCount64, OSVERSIONINFOW};
 use windows_sys::Win32::System::Threading::{
     GetCurrentProcess, GetCurrentThread, GetCurrentThreadId, GetPriorityClass, GetProcessTimes,
-    GetSystemTimes, GetThreadPriority, GetThreadTimes, SetThreadPriority, THREAD_PRIORITY_HIGHEST,
-    THREAD_PRIORITY_LOWEST,
+    GetSystemTimes, GetThreadPriority, GetThreadTimes, SetThreadPriority, CREATE_NEW_PROCESS_GROUP,
+    THREAD_PRIORITY_HIGHEST, THREAD_PRIORITY_LOWEST,
 };
 
 use super::{CoarseClock, CpuTimes, Facts, LoadPriority, Platform, SystemInfo, INTERRUPTED};
@@ -195,6 +195,13 @@ impl Platform for Os {
     fn process_cpu_time() -> Option<Duration> {
         // SAFETY: GetCurrentProcess has no preconditions; its pseudo-handle is always valid.
         cpu_time(GetProcessTimes, unsafe { GetCurrentProcess() })
+    }
+
+    fn beyond_ctrl_c(command: &mut std::process::Command) {
+        use std::os::windows::process::CommandExt;
+        // CREATE_NEW_PROCESS_GROUP: "CTRL+C signals will be disabled for all processes
+        // within the new process group" (Process Creation Flags).
+        command.creation_flags(CREATE_NEW_PROCESS_GROUP);
     }
 
     fn catch_interrupt() -> bool {

@@ -87,3 +87,48 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Sends SIGINT to process `pid` (or, negative, to its process group) once the process has
+/// its handler in place, as `/proc/PID/status` tells (bit 2 of `SigCgt`): before that, a
+/// SIGINT would end it as the default action does, which says nothing of its handling.
+#[cfg(target_os = "linux")]
+pub fn interrupt_once_caught(pid: u32, group: bool) {
+    let status = format!("/proc/{pid}/status");
+    let waited = std::time::Instant::now();
+    loop {
+        let caught = std::fs::read_to_string(&status)
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("SigCgt:"))
+                    .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+            })
+            .is_some_and(|mask| mask & 0b10 != 0);
+        if caught {
+            break;
+        }
+        if waited.elapsed() > std::time::Duration::from_secs(60) {
+            // Not left running after the test.
+            let target = if group {
+                format!("-{pid}")
+            } else {
+                pid.to_string()
+            };
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", "--", &target])
+                .status();
+            panic!("process {pid} never caught SIGINT");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let target = if group {
+        format!("-{pid}")
+    } else {
+        pid.to_string()
+    };
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", "--", &target])
+        .status()
+        .expect("run kill");
+    assert!(sent.success(), "kill -INT {target}");
+}

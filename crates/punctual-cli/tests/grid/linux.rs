@@ -5,7 +5,6 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use super::{field, lines_starting, mock, text, TempDir};
 
@@ -99,12 +98,7 @@ fn ctrl_c_stops_the_run_and_still_reports() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
-    let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
+    crate::common::interrupt_once_caught(child.id(), false);
     let output = child.wait_with_output().unwrap();
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert!(output.status.success(), "{stdout}\n{stderr}");

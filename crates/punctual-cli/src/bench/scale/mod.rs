@@ -8,22 +8,22 @@
 
 mod floor;
 mod mock;
+pub mod process;
 mod rounds;
 pub mod stall;
 pub mod timers;
 pub mod worker;
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-use anyhow::{anyhow, Context};
 use serde::{Deserialize, Serialize};
 
 use super::load::{Load, LoadKind};
 use super::stats::Lateness;
 use super::{Report, RunInfo, RunMode};
 use crate::environment::Environment;
+use crate::output::file::OutputFile;
 use crate::output::progress::Progress;
 use crate::units::format_nanos;
 use timers::ScaleSpec;
@@ -122,8 +122,15 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
     } else {
         Environment::collect()
     };
-    if let Some(path) = &options.export_timers {
-        rounds::TimerRows::create(path)?;
+    // The rows go to a temporary file beside it, put in its place once the run is done.
+    let rows_file = options
+        .export_timers
+        .as_deref()
+        .map(|path| OutputFile::check(path, ""))
+        .transpose()?;
+    let rows = rows_file.as_ref().map(OutputFile::stage);
+    if let Some(rows) = &rows {
+        rounds::TimerRows::create(rows.path())?;
     }
     let load = Load::start(options.load, options.load_threads);
     let mut notes = load.notes.clone();
@@ -148,12 +155,12 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
                 samples: options.samples,
                 rounds: options.rounds,
                 seed,
-                export_timers: options.export_timers.clone(),
+                export_timers: rows.as_ref().map(|r| r.path().to_path_buf()),
             };
             let result = if options.mock {
                 mock::measure(spec, &args)?
             } else {
-                in_worker_process(&args)?
+                process::in_worker_process(&args)?
             };
             if result.setup_overran > 0 {
                 notes.push(format!(
@@ -164,9 +171,22 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
             scale.push(result);
             progress.advance(step, 1.0);
             step += 1;
+            if super::interrupted() {
+                break;
+            }
+        }
+        if super::interrupted() {
+            break;
         }
     }
     progress.finish();
+    if let Some(rows) = rows {
+        rows.finish()?;
+    }
+    let stopped_early = super::interrupted();
+    if stopped_early {
+        notes.push(super::STOPPED_EARLY.to_string());
+    }
     drop(load);
     let mut once = Vec::new();
     for r in &scale {
@@ -203,45 +223,13 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
             warmup: 0,
             timers: Some(options.timers.clone()),
             min_rounds: Some(options.rounds),
+            interrupted: stopped_early,
         },
         results: Vec::new(),
         scale,
         recommendation: None,
         notes,
         histograms: Vec::new(),
-    })
-}
-
-/// Runs one method at one N in a fresh process of this binary.
-fn in_worker_process(args: &worker::WorkerArgs) -> anyhow::Result<ScaleResult> {
-    let exe = std::env::current_exe().context("finding this program to run a scale worker")?;
-    let mut worker = Command::new(&exe);
-    worker
-        .args(["bench", "--scale-worker", args.method])
-        .args(["--scale", &args.timers.to_string()])
-        .args(["--samples", &args.samples.to_string()])
-        .args(["--rounds", &args.rounds.to_string()])
-        .args(["--scale-seed", &args.seed.to_string()]);
-    if let Some(path) = &args.export_timers {
-        worker.arg("--export-timers").arg(path);
-    }
-    let output = worker
-        .output()
-        .with_context(|| format!("starting a scale worker ({})", exe.display()))?;
-    if !output.status.success() {
-        return Err(anyhow!(
-            "the scale worker for {} at {} timers failed ({}): {}",
-            args.method,
-            args.timers,
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
-    }
-    serde_json::from_slice(&output.stdout).with_context(|| {
-        format!(
-            "reading the scale worker's result for {} at {} timers",
-            args.method, args.timers
-        )
     })
 }
 

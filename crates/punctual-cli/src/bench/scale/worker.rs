@@ -93,7 +93,11 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
     let (mut rss_growth, mut timer_bytes) = (None, 0);
     let driver_before = timer.driver_cpu();
     let mut executor_scheduling = None;
-    while all.count < args.rounds.max(1) || all.recorder.count() < args.samples {
+    // A Ctrl-C (see `INTERRUPTED`) ends the rounds once the one under way is done.
+    while all.count == 0
+        || !crate::bench::interrupted()
+            && (all.count < args.rounds.max(1) || all.recorder.count() < args.samples)
+    {
         let round = runtime.block_on(round(&timer, n, &mut rng));
         all.add(&round.deadlines_ns, &round.late_ns)?;
         cpu = cpu.zip(round.cpu).map(|(a, b)| a + b);

@@ -1,0 +1,93 @@
+//! The scale mode's worker processes, from both ends: the parent starts one per method and
+//! N and reads its result; the worker measures until done, or until the parent, stopped by
+//! Ctrl-C, closes the worker's standard input.
+//!
+//! The workers are started beyond the console's Ctrl-C (`Platform::beyond_ctrl_c`), so that
+//! a Ctrl-C cannot end one before the parent has its result: the parent alone is told,
+//! and tells the worker, which ends at the end of its round.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::thread;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context};
+
+use super::{worker, ScaleResult};
+use crate::sys::{self, Platform, INTERRUPTED};
+
+/// How often the parent looks whether Ctrl-C asked it to stop, while a worker measures.
+const CHECK_EVERY: Duration = Duration::from_millis(50);
+
+/// Runs one method at one N in a fresh process of this binary.
+pub fn in_worker_process(args: &worker::WorkerArgs) -> anyhow::Result<ScaleResult> {
+    let exe = std::env::current_exe().context("finding this program to run a scale worker")?;
+    let mut command = Command::new(&exe);
+    command
+        .args(["bench", "--scale-worker", args.method])
+        .args(["--scale", &args.timers.to_string()])
+        .args(["--samples", &args.samples.to_string()])
+        .args(["--rounds", &args.rounds.to_string()])
+        .args(["--scale-seed", &args.seed.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(path) = &args.export_timers {
+        command.arg("--export-timers").arg(path);
+    }
+    sys::Os::beyond_ctrl_c(&mut command);
+    let mut child = command
+        .spawn()
+        .with_context(|| format!("starting a scale worker ({})", exe.display()))?;
+    let read_all = |pipe: Option<Box<dyn Read + Send>>| {
+        thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = read_all(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = read_all(child.stderr.take().map(|p| Box::new(p) as _));
+    let mut stdin = child.stdin.take();
+    let status = loop {
+        if let Some(status) = child.try_wait().context("waiting for a scale worker")? {
+            break status;
+        }
+        if stdin.is_some() && INTERRUPTED.load(Ordering::Relaxed) {
+            // End of input: the worker's signal to stop after its round.
+            drop(stdin.take());
+        }
+        thread::sleep(CHECK_EVERY);
+    };
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    if !status.success() {
+        return Err(anyhow!(
+            "the scale worker for {} at {} timers failed ({status}): {}",
+            args.method,
+            args.timers,
+            String::from_utf8_lossy(&stderr).trim()
+        ));
+    }
+    serde_json::from_slice(&stdout).with_context(|| {
+        format!(
+            "reading the scale worker's result for {} at {} timers",
+            args.method, args.timers
+        )
+    })
+}
+
+/// The worker's side: once its standard input ends (the parent closed it, or is gone),
+/// [`INTERRUPTED`] is set, and the rounds stop after the one under way.
+pub fn stop_when_input_ends() {
+    let watch = thread::Builder::new().name("scale-stop".into()).spawn(|| {
+        let mut byte = [0u8; 1];
+        let _ = std::io::stdin().lock().read(&mut byte);
+        INTERRUPTED.store(true, Ordering::Relaxed);
+    });
+    // Without the thread the worker cannot be stopped early, but it still measures.
+    drop(watch);
+}

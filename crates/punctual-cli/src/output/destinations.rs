@@ -1,0 +1,75 @@
+//! Where `punctual bench`'s results go: the table on standard output (unless an export
+//! takes it), the exports, the plot. Every file is checked before anything is measured; after
+//! the run each output is written even when another fails, and each failure is reported.
+
+use super::file::{Destination, OutputFile};
+use super::stdio;
+use crate::bench::Report;
+use crate::cli::BenchArgs;
+use crate::export::ExportFormat;
+
+/// The outputs of one run, checked.
+#[derive(Debug)]
+pub struct Destinations {
+    table_to_stdout: bool,
+    exports: Vec<(ExportFormat, Destination)>,
+    plot: Option<OutputFile>,
+}
+
+impl Destinations {
+    /// Checks every output `args` names; the first that cannot be written is the error.
+    pub fn check(args: &BenchArgs) -> anyhow::Result<Destinations> {
+        let exports = [
+            (ExportFormat::Json, &args.export_json),
+            (ExportFormat::Csv, &args.export_csv),
+            (ExportFormat::Markdown, &args.export_markdown),
+        ]
+        .into_iter()
+        .filter_map(|(format, path)| path.as_deref().map(|p| (format, p)))
+        .map(|(format, path)| Ok((format, Destination::check(path, "")?)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+        let plot = args
+            .plot
+            .as_deref()
+            .map(|path| OutputFile::check(path, "the plot to "))
+            .transpose()?;
+        Ok(Destinations {
+            table_to_stdout: !exports
+                .iter()
+                .any(|(_, d)| matches!(d, Destination::Stdout)),
+            exports,
+            plot,
+        })
+    }
+
+    /// Writes the table and every export and plot, each whatever became of the others;
+    /// reports each failure on standard error and returns whether all were written.
+    pub fn write(&self, report: &Report) -> bool {
+        let mut written = true;
+        let mut outcome = |result: anyhow::Result<()>| {
+            if let Err(error) = result {
+                stdio::report(&error);
+                written = false;
+            }
+        };
+        if self.table_to_stdout {
+            outcome(stdio::print(&super::table::render(report)));
+        }
+        for (format, destination) in &self.exports {
+            outcome(
+                format
+                    .serialize(report)
+                    .and_then(|bytes| destination.write(&bytes)),
+            );
+        }
+        if let Some(plot) = &self.plot {
+            let drawn = super::plot::render(report).and_then(|svg| plot.write(svg.as_bytes()));
+            let drawn_ok = drawn.is_ok();
+            outcome(drawn);
+            if drawn_ok && self.table_to_stdout {
+                outcome(stdio::print(&format!("plot: {}\n", plot.path().display())));
+            }
+        }
+        written
+    }
+}

@@ -1,0 +1,98 @@
+//! Combinations of options that clap's attributes do not catch: an option the run would
+//! ignore, or two outputs that would spoil each other. Each is a usage error (exit code 2)
+//! that says what to change.
+//!
+//! clap's `requires` is not enough here: it takes a default value as given (`--load none`
+//! satisfies `--load-threads`' need of `--load`), and it lets `--rounds` through without
+//! `--scale` when an option `--scale` conflicts with (`--wait`) is given too.
+
+use std::path::{Path, PathBuf};
+
+use crate::bench::load::LoadKind;
+use crate::cli::BenchArgs;
+
+/// What is wrong with `args` as a whole, if anything.
+pub fn check_bench(args: &BenchArgs) -> Result<(), String> {
+    if args.load_threads.is_some() && args.load == LoadKind::None {
+        return Err(
+            "--load-threads needs --load lower, same or higher: without a load there are no load threads"
+                .to_string(),
+        );
+    }
+    if args.scale.is_none() {
+        if args.rounds.is_some() {
+            return Err("--rounds needs --scale N,...: only the scale mode has rounds".into());
+        }
+        if args.export_timers.is_some() {
+            return Err(
+                "--export-timers needs --scale N,...: only the scale mode has timers' rows".into(),
+            );
+        }
+    }
+    let outputs = [
+        ("--export-json", &args.export_json),
+        ("--export-csv", &args.export_csv),
+        ("--export-markdown", &args.export_markdown),
+        ("--plot", &args.plot),
+        ("--export-timers", &args.export_timers),
+    ];
+    let given: Vec<(&str, &PathBuf)> = outputs
+        .iter()
+        .filter_map(|(flag, path)| path.as_ref().map(|p| (*flag, p)))
+        .collect();
+    for (i, (first, a)) in given.iter().enumerate() {
+        for (second, b) in &given[i + 1..] {
+            if is_stdout(a) && is_stdout(b) {
+                return Err(format!(
+                    "{first} and {second} both write to standard output, where one would run into the other: give one of them a file"
+                ));
+            }
+            if !is_stdout(a) && !is_stdout(b) && same_file(a, b) {
+                return Err(format!(
+                    "{first} and {second} both write to {}, where one would replace the other: give each a file of its own",
+                    a.display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Whether `a` and `b` name one file, whether or not it exists yet: `r.svg` and `./r.svg`
+/// do, and so do two names of one directory.
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || resolved(a).is_some_and(|a| resolved(b).is_some_and(|b| a == b))
+}
+
+/// The file's canonical directory and its name; a link to a file resolved too.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    if let Ok(file) = std::fs::canonicalize(path) {
+        return Some(file);
+    }
+    let name = path.file_name()?;
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    Some(std::fs::canonicalize(directory).ok()?.join(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_one_file_are_the_same_file() {
+        assert!(same_file(Path::new("r.svg"), Path::new("./r.svg")));
+        assert!(same_file(
+            Path::new("no-such-dir/r.svg"),
+            Path::new("no-such-dir/r.svg")
+        ));
+        assert!(!same_file(Path::new("a.csv"), Path::new("b.csv")));
+        assert!(!same_file(Path::new("a/r.csv"), Path::new("b/r.csv")));
+    }
+}

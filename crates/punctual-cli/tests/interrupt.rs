@@ -1,0 +1,262 @@
+//! Ctrl-C, sent as SIGINT to a running `punctual`: `bench` and `bench --scale` stop at the
+//! end of the batch they are in and still print, export and say that they stopped early
+//! (exit code 130); `grid` stops within a slice of its wait however long its interval, and a
+//! second Ctrl-C, which ends the process at once, leaves an existing `--json` file as it was.
+//!
+//! Linux only: the signal is sent with kill(1) once `/proc/PID/status` shows the handler in
+//! place. Windows has no SIGINT to send to one process (a console's Ctrl-C goes to every
+//! process attached to it, the test harness too).
+
+#[cfg(target_os = "linux")]
+mod common;
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Child, Command, Output, Stdio};
+    use std::time::{Duration, Instant};
+
+    use super::common::{interrupt_once_caught, TempDir};
+
+    fn spawn(args: &[&str], dir: &TempDir) -> Child {
+        Command::new(env!("CARGO_BIN_EXE_punctual"))
+            .args(args)
+            .current_dir(&dir.0)
+            // A group of its own, so the scale mode's workers can be sent what a terminal's
+            // Ctrl-C sends: SIGINT to every process of the foreground group.
+            .process_group(0)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start punctual")
+    }
+
+    /// Waits for `child` to end, for at most `limit`; kills it and fails past that.
+    fn wait_at_most(mut child: Child, limit: Duration) -> Output {
+        let started = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > limit {
+                // The whole group: a scale run's worker too.
+                let _ = Command::new("kill")
+                    .args(["-KILL", "--", &format!("-{}", child.id())])
+                    .status();
+                let output = child.wait_with_output().unwrap();
+                panic!(
+                    "still running {limit:?} after Ctrl-C:\n{}\n{}",
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child.wait_with_output().unwrap()
+    }
+
+    /// Waits until process `parent` has a child (a scale worker), as `/proc` tells.
+    fn wait_for_a_worker(parent: u32) {
+        let started = Instant::now();
+        loop {
+            let has_child = std::fs::read_dir("/proc").unwrap().any(|entry| {
+                let stat = entry.unwrap().path().join("stat");
+                std::fs::read_to_string(stat).is_ok_and(|stat| {
+                    // After the command's name in parentheses: state, then the parent's id.
+                    stat.rsplit_once(')')
+                        .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                        == Some(&parent.to_string())
+                })
+            });
+            if has_child {
+                return;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "no worker started"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn text(bytes: &[u8]) -> String {
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+
+    /// What a run stopped by Ctrl-C must still have done: exit 130, the table on stdout, the
+    /// JSON export written with `"interrupted": true`, the CSV export written, the word on
+    /// stderr.
+    fn assert_stopped_early_with_results(output: &Output, dir: &TempDir, table_mark: &str) {
+        let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+        assert_eq!(output.status.code(), Some(130), "{stdout}\n{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(stderr.contains("stopped early by Ctrl-C"), "{stderr}");
+        assert!(stdout.contains(table_mark), "the table: {stdout}");
+        assert!(stdout.contains("stopped early by Ctrl-C"), "{stdout}");
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.0.join("r.json")).unwrap()).unwrap();
+        assert_eq!(json["run"]["interrupted"], true, "{json}");
+        let csv = std::fs::read_to_string(dir.0.join("r.csv")).unwrap();
+        assert!(csv.lines().count() >= 2, "a header and a row: {csv}");
+    }
+
+    #[test]
+    fn ctrl_c_during_bench_prints_and_exports_what_was_measured() {
+        let dir = TempDir::new("bench-ctrl-c");
+        let child = spawn(
+            &[
+                "bench",
+                "--methods",
+                "std,native",
+                "--wait",
+                "1ms,10ms",
+                "--duration",
+                "1000s",
+                "--warmup",
+                "0",
+                "--export-json",
+                "r.json",
+                "--export-csv",
+                "r.csv",
+            ],
+            &dir,
+        );
+        interrupt_once_caught(child.id(), false);
+        let output = wait_at_most(child, Duration::from_secs(30));
+        assert_stopped_early_with_results(&output, &dir, "wait 1ms: lateness");
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.0.join("r.json")).unwrap()).unwrap();
+        let results = json["results"].as_array().unwrap();
+        assert!(
+            results.iter().all(|r| r["wait_ns"] == 1_000_000),
+            "nothing past the wait it stopped at: {json}"
+        );
+        assert!(
+            results[0]["samples"].as_u64().unwrap() > 0,
+            "the batch it was in is kept: {json}"
+        );
+    }
+
+    #[test]
+    fn ctrl_c_during_a_scale_run_prints_and_exports_what_was_measured() {
+        let dir = TempDir::new("scale-ctrl-c");
+        let child = spawn(
+            &[
+                "bench",
+                "--scale",
+                "20,50",
+                "--methods",
+                "async,tokio",
+                "--rounds",
+                "100000",
+                "--export-json",
+                "r.json",
+                "--export-csv",
+                "r.csv",
+            ],
+            &dir,
+        );
+        // As a terminal does: to the parent and its workers alike.
+        interrupt_once_caught(child.id(), true);
+        let output = wait_at_most(child, Duration::from_secs(60));
+        assert_stopped_early_with_results(&output, &dir, "timers method");
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.0.join("r.json")).unwrap()).unwrap();
+        let rows = json["scale"].as_array().unwrap();
+        assert_eq!(rows.len(), 1, "the worker it was in, and no other: {json}");
+        assert!(rows[0]["rounds"].as_u64().unwrap() >= 1, "{json}");
+    }
+
+    /// `--export-timers` is written by the workers round by round, into a temporary file
+    /// put in place when the run ends: a run killed midway leaves an existing file as it
+    /// was; one stopped by Ctrl-C replaces it with the rows it measured.
+    #[test]
+    fn an_existing_timers_file_is_untouched_until_a_scale_run_ends() {
+        let dir = TempDir::new("scale-rows-kept");
+        let rows = dir.0.join("t.csv");
+        let earlier = "an earlier run's rows\n";
+        std::fs::write(&rows, earlier).unwrap();
+        let args = [
+            "bench",
+            "--scale",
+            "20",
+            "--methods",
+            "async",
+            "--rounds",
+            "100000",
+            "--export-timers",
+            "t.csv",
+        ];
+        let mut child = spawn(&args, &dir);
+        // The rows' file is made before the first worker starts.
+        wait_for_a_worker(child.id());
+        // The worker, in a group of its own, ends once its input does.
+        child.kill().unwrap();
+        let _ = child.wait();
+        assert_eq!(std::fs::read_to_string(&rows).unwrap(), earlier);
+
+        let child = spawn(&args, &dir);
+        interrupt_once_caught(child.id(), false);
+        let output = wait_at_most(child, Duration::from_secs(60));
+        assert_eq!(output.status.code(), Some(130), "{}", text(&output.stderr));
+        let written = std::fs::read_to_string(&rows).unwrap();
+        let mut lines = written.lines();
+        assert_eq!(
+            lines.next(),
+            Some("method,timers,round,deadline_ns,late_ns")
+        );
+        assert!(
+            lines.all(|l| l.starts_with("async,20,")),
+            "only the rows of this run: {written}"
+        );
+    }
+
+    #[test]
+    fn ctrl_c_stops_a_grid_waiting_for_a_long_interval() {
+        let dir = TempDir::new("grid-long-interval");
+        let child = spawn(
+            &["grid", "-q", "--interval", "60s", "--duration", "1h"],
+            &dir,
+        );
+        interrupt_once_caught(child.id(), false);
+        let output = wait_at_most(child, Duration::from_secs(20));
+        let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+        assert!(output.status.success(), "{stdout}\n{stderr}");
+        assert!(stdout.contains("T: 0"), "{stdout}");
+        assert!(stderr.contains("early, by Ctrl-C"), "{stderr}");
+    }
+
+    /// The second Ctrl-C ends the process at once (exit 130), as SIGKILL does: neither may
+    /// leave an existing `--json` file emptied. Two SIGINTs sent back to back may arrive as
+    /// one, so the test ends the run with SIGKILL, at the point where the file used to be
+    /// truncated already, then lets a whole run replace it.
+    #[test]
+    fn an_existing_json_file_is_untouched_until_a_run_completes() {
+        let dir = TempDir::new("grid-json-kept");
+        let json = dir.0.join("out.json");
+        let earlier = "an earlier run's results\n";
+        std::fs::write(&json, earlier).unwrap();
+        let args = ["grid", "-q", "--interval", "60s", "--json", "out.json"];
+        let mut child = spawn(&args, &dir);
+        // The handler is set up after the output is checked: the run is under way.
+        interrupt_once_caught(child.id(), false);
+        child.kill().unwrap();
+        let _ = child.wait();
+        assert_eq!(std::fs::read_to_string(&json).unwrap(), earlier);
+        let leftovers: Vec<_> = std::fs::read_dir(&dir.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers, ["out.json"], "no temporary file left behind");
+
+        let child = spawn(&args, &dir);
+        interrupt_once_caught(child.id(), false);
+        let output = wait_at_most(child, Duration::from_secs(20));
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let written: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        assert_eq!(written["thread"]["0"]["cycles"], 0);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+#[test]
+#[ignore = "Ctrl-C is sent as SIGINT to one process, with kill(1): Linux only"]
+fn ctrl_c() {}
