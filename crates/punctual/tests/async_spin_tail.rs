@@ -9,11 +9,12 @@ use std::time::{Duration, Instant};
 use futures::executor::block_on;
 use futures::future::join_all;
 use punctual::future::{Driver, DriverConfig, SpinTail};
-use punctual::{HybridConfig, MissedTickPolicy, Plan};
+use punctual::margin::Plan;
+use punctual::{HybridConfig, MissedTickPolicy};
 use support::{poll_once, wait_for, xorshift, WakeCount};
 
 fn driver(tail: SpinTail) -> Driver {
-    Driver::new(DriverConfig::new().spin_tail(tail)).unwrap()
+    Driver::new(DriverConfig::new().with_spin_tail(tail)).unwrap()
 }
 
 #[test]

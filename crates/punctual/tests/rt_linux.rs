@@ -364,8 +364,11 @@ fn a_driver_asked_for_fifo_runs_its_thread_at_it() {
         return;
     }
     let _lock = PRIORITIES.lock().unwrap_or_else(|e| e.into_inner());
-    let driver = Driver::new(DriverConfig::new().realtime_priority(17)).unwrap();
-    let granted = driver.realtime().expect("a priority was asked").unwrap();
+    let driver = Driver::new(DriverConfig::new().with_realtime_priority(17)).unwrap();
+    let granted = driver
+        .realtime_scheduling()
+        .expect("a priority was asked")
+        .unwrap();
     assert_eq!(
         *granted,
         Scheduling {
@@ -385,6 +388,6 @@ fn a_driver_asked_for_fifo_runs_its_thread_at_it() {
     assert!(wake.woke() >= deadline && std::time::Instant::now() >= deadline);
     assert!(Driver::new(DriverConfig::new())
         .unwrap()
-        .realtime()
+        .realtime_scheduling()
         .is_none());
 }

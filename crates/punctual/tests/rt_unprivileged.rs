@@ -282,11 +282,11 @@ fn unprivileged_child() {
             PriorityAbove::new(std::process::id()).map(|a| a.scheduling()),
         );
         report("mlock", rt::lock_memory());
-        let driver = Driver::new(DriverConfig::new().realtime_priority(10)).unwrap();
+        let driver = Driver::new(DriverConfig::new().with_realtime_priority(10)).unwrap();
         let deadline = Instant::now() + Duration::from_micros(300);
         let wake = futures::executor::block_on(driver.sleep_until(deadline));
         let never_early = wake.woke() >= deadline && Instant::now() >= deadline;
-        match driver.realtime() {
+        match driver.realtime_scheduling() {
             Some(Err(e)) if never_early => {
                 println!("RESULT driver_priority err {e:?} :: {e} / slept, never early")
             }

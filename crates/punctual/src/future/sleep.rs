@@ -61,6 +61,14 @@ fn nanos(d: Duration) -> u64 {
 /// assert_eq!(wake.deadline(), deadline);
 /// println!("woke {:?} late", wake.lateness());
 /// ```
+///
+/// A `Sleep` that is neither awaited nor polled does nothing, and the compiler says so:
+///
+/// ```compile_fail
+/// #![deny(unused_must_use)]
+/// punctual::future::sleep(std::time::Duration::from_millis(1)); // never awaited
+/// ```
+#[must_use = "a Sleep does nothing unless it is awaited or polled"]
 pub struct Sleep {
     driver: Arc<Shared>,
     deadline: Instant,
