@@ -397,8 +397,15 @@ impl fmt::Debug for Driver {
     }
 }
 
-/// Marks the driver's planned wake as "never" in [`Core::planned_ns`].
+/// Marks the driver's planned wake as "never" in [`Core::planned_ns`], and a CPU time not
+/// read yet.
 pub(crate) const NEVER_NS: u64 = u64::MAX;
+
+/// `d` in whole nanoseconds, for the driver's clock and counters: saturates just below
+/// [`NEVER_NS`] (some 584 years), so no count is ever read as that marker.
+pub(crate) fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).map_or(NEVER_NS - 1, |ns| ns.min(NEVER_NS - 1))
+}
 
 impl Shared {
     /// The timers and the tail, whatever panicked while holding them: no code that can
@@ -413,12 +420,6 @@ impl Shared {
 
     pub(crate) fn learns(&self) -> bool {
         self.learns
-    }
-
-    /// The timers' fired-through mark as last published (see `heap.rs`): a timer due at or
-    /// before it has fired. A stale reading is only smaller; check again under the lock.
-    pub(crate) fn fired_through(&self) -> u64 {
-        self.core.fired_through_ns.load(Ordering::Acquire)
     }
 
     pub(crate) fn epoch(&self) -> Instant {

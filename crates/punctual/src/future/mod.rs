@@ -61,6 +61,7 @@
 //! counts the spins, their time, the capped and margin-less plans, and the margins that
 //! fell short.
 mod driver;
+mod fired;
 mod heap;
 mod interval;
 mod sleep;
