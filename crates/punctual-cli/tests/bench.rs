@@ -8,6 +8,7 @@ use common::{
     assert_every_row_has, assert_fails_before_measuring, assert_usage_error, punctual, run,
     stdout_of, TempDir,
 };
+use punctual_test_support::privilege;
 
 fn mock_bench(extra: &[&str]) -> String {
     let base = [
@@ -229,12 +230,17 @@ fn load_threads_run_and_report_their_priority() {
 }
 
 /// Runs the binary with `args` as `nobody` for real (Linux with setpriv, as root), checks
-/// that it succeeded and returns what it printed; `None` elsewhere, having said why.
-fn as_nobody(args: &[&str]) -> Option<String> {
+/// that it succeeded and returns what it printed; `None` elsewhere, having said why (a
+/// failure without root when privileges are required).
+fn as_nobody(test: &str, args: &[&str]) -> Option<String> {
     let bin = assert_cmd::cargo::cargo_bin("punctual");
     let setpriv = std::path::Path::new("/usr/bin/setpriv");
-    if !cfg!(target_os = "linux") || !setpriv.exists() || !is_root() {
-        println!("skipped: needs Linux, /usr/bin/setpriv and root to drop privileges");
+    if !cfg!(target_os = "linux") || !setpriv.exists() {
+        privilege::skip_unavailable(test, "needs Linux and /usr/bin/setpriv to drop privileges");
+        return None;
+    }
+    if !privilege::is_root() {
+        privilege::skip_unprivileged(test, "needs root to drop privileges");
         return None;
     }
     // The build tree may sit under a directory nobody cannot enter (/root is 0700).
@@ -275,7 +281,7 @@ fn a_refused_load_priority_is_reported_not_fatal() {
         &["--load", "higher", "--load-threads", "1"],
     ]
     .concat();
-    let Some(table) = as_nobody(&args) else {
+    let Some(table) = as_nobody("a_refused_load_priority_is_reported_not_fatal", &args) else {
         return;
     };
     assert!(
@@ -300,8 +306,13 @@ const QUICK_RT_SCALE: &[&str] = &[
 /// (here, as root on Linux), and says so.
 #[test]
 fn async_rt_says_what_scheduling_it_ran_at() {
-    if !cfg!(target_os = "linux") || !is_root() {
-        println!("skipped: needs Linux and root to be granted SCHED_FIFO");
+    let test = "async_rt_says_what_scheduling_it_ran_at";
+    if !cfg!(target_os = "linux") {
+        privilege::skip_unavailable(test, "SCHED_FIFO is Linux's");
+        return;
+    }
+    if !privilege::is_root() {
+        privilege::skip_unprivileged(test, "needs root to be granted SCHED_FIFO");
         return;
     }
     let output = run(punctual().args(QUICK_RT_SCALE));
@@ -317,7 +328,10 @@ fn async_rt_says_what_scheduling_it_ran_at() {
 /// Refused real-time scheduling is a note naming the fixes, and the row is still measured.
 #[test]
 fn a_refused_async_rt_priority_is_reported_not_fatal() {
-    let Some(table) = as_nobody(QUICK_RT_SCALE) else {
+    let Some(table) = as_nobody(
+        "a_refused_async_rt_priority_is_reported_not_fatal",
+        QUICK_RT_SCALE,
+    ) else {
         return;
     };
     assert!(
@@ -326,13 +340,6 @@ fn a_refused_async_rt_priority_is_reported_not_fatal() {
         "{table}"
     );
     assert!(table.contains("async-rt *"), "{table}");
-}
-
-fn is_root() -> bool {
-    std::process::Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
 
 fn mock_scale(extra: &[&str]) -> String {
