@@ -566,3 +566,24 @@ fn bad_scale_arguments_are_clear_errors() {
         assert_usage_error(&[&["bench"][..], args].concat(), message);
     }
 }
+
+/// The environment header of a real run (no mock) shows the default timer slack on Linux,
+/// where every thread has one; a mock run's value proves nothing about reading it.
+#[test]
+#[cfg_attr(not(target_os = "linux"), ignore = "timer slack is Linux's")]
+fn a_real_run_shows_the_timer_slack() {
+    let table = stdout_of(&[
+        "bench",
+        "--methods",
+        "native",
+        "--samples",
+        "20",
+        "--wait",
+        "100us",
+    ]);
+    let slack = table
+        .lines()
+        .find(|line| line.trim_start().starts_with("timer slack"))
+        .unwrap_or_else(|| panic!("no timer slack line in the header:\n{table}"));
+    assert!(slack.contains("by default"), "{slack}");
+}
