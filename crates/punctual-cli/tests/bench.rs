@@ -233,6 +233,24 @@ fn load_threads_run_and_report_their_priority() {
 /// that it succeeded and returns what it printed; `None` elsewhere, having said why (a
 /// failure without root when privileges are required).
 fn as_nobody(test: &str, args: &[&str]) -> Option<String> {
+    let output = unprivileged_output(test, "nobody", &[], args)?;
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(String::from_utf8(output.stdout).unwrap())
+}
+
+/// Runs the binary with `args` as `user` (a name, or a number), with no capabilities and
+/// under `prlimit` with `limits`, and returns its output; `None` where that cannot be done,
+/// having said why.
+fn unprivileged_output(
+    test: &str,
+    user: &str,
+    limits: &[&str],
+    args: &[&str],
+) -> Option<std::process::Output> {
     let bin = assert_cmd::cargo::cargo_bin("punctual");
     let setpriv = std::path::Path::new("/usr/bin/setpriv");
     if !cfg!(target_os = "linux") || !setpriv.exists() {
@@ -253,24 +271,49 @@ fn as_nobody(test: &str, args: &[&str]) -> Option<String> {
         .status()
         .unwrap();
     assert!(status.success());
-    let output = std::process::Command::new(setpriv)
-        .args([
-            "--reuid=nobody",
-            "--regid=nogroup",
-            "--clear-groups",
-            "--inh-caps=-all",
-        ])
+    let mut command = std::process::Command::new("prlimit");
+    command.args(limits).arg(setpriv);
+    let output = command
+        .arg(format!("--reuid={user}"))
+        .args(["--regid=nogroup", "--clear-groups", "--inh-caps=-all"])
         .arg(&copy)
         .args(args)
         .output()
         .unwrap();
     drop(dir);
+    Some(output)
+}
+
+/// Load threads the OS refuses (here a user allowed one process, and so no thread) are an
+/// error that says which and why, not a panic. The user is a number no one else runs as, so
+/// no other process of its counts against the limit (`nobody`'s may, in other tests).
+#[test]
+fn load_threads_refused_by_a_process_limit_are_a_clear_error() {
+    let args = [
+        "bench",
+        "--methods",
+        "native",
+        "--samples",
+        "20",
+        "--wait",
+        "100us",
+        "--load",
+        "same",
+        "--load-threads",
+        "2",
+    ];
+    let test = "load_threads_refused_by_a_process_limit_are_a_clear_error";
+    let user = (2_000_000_000 + std::process::id()).to_string();
+    let Some(output) = unprivileged_output(test, &user, &["--nproc=1:1"], &args) else {
+        return;
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+        stderr.contains("error: starting load thread 1 of 2") && stderr.contains("ulimit -u"),
+        "{stderr}"
     );
-    Some(String::from_utf8(output.stdout).unwrap())
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
 /// `--load higher` needs privileges; refused, it is a note in the report, not a failure.

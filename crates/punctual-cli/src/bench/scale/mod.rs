@@ -125,7 +125,7 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
     if let Some(path) = &options.export_timers {
         rounds::TimerRows::create(path)?;
     }
-    let load = Load::start(options.load, options.load_threads);
+    let load = Load::start(options.load, options.load_threads)?;
     let mut notes = load.notes.clone();
     let mut progress = Progress::steps(options.timers.len() * options.methods.len(), options.mock);
     let mut seed = if options.mock {
