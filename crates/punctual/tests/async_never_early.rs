@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use futures::future::join_all;
 use punctual::future::{self, Driver, DriverConfig, SpinTail};
 use punctual::HybridConfig;
-use support::xorshift;
+use punctual_test_support::xorshift;
 
 /// Sleeps per executor, all pending at once.
 const TASKS: usize = 2_000;

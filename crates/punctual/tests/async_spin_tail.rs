@@ -11,7 +11,8 @@ use futures::future::join_all;
 use punctual::future::{Driver, DriverConfig, SpinTail};
 use punctual::margin::Plan;
 use punctual::{HybridConfig, MissedTickPolicy};
-use support::{poll_once, wait_for, xorshift, WakeCount};
+use punctual_test_support::xorshift;
+use support::{poll_once, wait_for, WakeCount};
 
 fn driver(tail: SpinTail) -> Driver {
     Driver::new(DriverConfig::new().with_spin_tail(tail)).unwrap()

@@ -349,6 +349,8 @@ mod tests {
     use std::sync::Arc;
     use std::task::Wake;
 
+    use punctual_test_support::xorshift;
+
     use super::*;
 
     struct Count(AtomicUsize);
@@ -361,14 +363,6 @@ mod tests {
 
     fn waker() -> Waker {
         Waker::from(Arc::new(Count(AtomicUsize::new(0))))
-    }
-
-    /// A generator so deadlines and removals fall in no fixed pattern.
-    fn xorshift(x: &mut u64) -> u64 {
-        *x ^= *x << 13;
-        *x ^= *x >> 7;
-        *x ^= *x << 17;
-        *x
     }
 
     fn check_positions(timers: &Timers) {
