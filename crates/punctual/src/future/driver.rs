@@ -479,3 +479,19 @@ fn assert_send_sync() {
     both::<Sleep>();
     both::<Interval>();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One conversion for the driver's clock and counters; a count is never the marker,
+    /// even at exactly `u64::MAX` nanoseconds (which the cap by `try_from` alone let through).
+    #[test]
+    fn nanos_saturate_below_the_never_marker() {
+        assert_eq!(nanos(Duration::ZERO), 0);
+        assert_eq!(nanos(Duration::from_nanos(1_500)), 1_500);
+        assert_eq!(nanos(Duration::from_nanos(NEVER_NS - 1)), NEVER_NS - 1);
+        assert_eq!(nanos(Duration::from_nanos(u64::MAX)), NEVER_NS - 1);
+        assert_eq!(nanos(Duration::MAX), NEVER_NS - 1);
+    }
+}
