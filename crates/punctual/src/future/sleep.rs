@@ -17,7 +17,6 @@ use crate::Wake;
 const NO_SLOT: u32 = u32::MAX;
 /// `Sleep::slot` of a sleep whose deadline never comes: it never registers.
 const NEVER: u32 = FIRST_RESERVED_SLOT;
-const _: () = assert!(NO_SLOT >= FIRST_RESERVED_SLOT && NO_SLOT != NEVER);
 
 /// The deadline reported by a sleep that never completes: a century away, or as far as
 /// `Instant` reaches.
