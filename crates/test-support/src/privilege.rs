@@ -28,13 +28,13 @@ pub fn privileged_required() -> bool {
 }
 
 /// Whether this process runs as root (effective user id 0), by `/proc/self/status`; `false`
-/// where there is no such file (every platform but Linux).
+/// on every platform but Linux.
 pub fn is_root() -> bool {
     status_field("Uid:").is_some_and(|ids| ids.split_whitespace().nth(1) == Some("0"))
 }
 
 /// Whether this process holds Linux capability `bit` (capabilities(7)) in its effective
-/// set, by `/proc/self/status`; `false` where there is no such file.
+/// set, by `/proc/self/status`; `false` on every platform but Linux.
 pub fn has_capability(bit: u32) -> bool {
     status_field("CapEff:")
         .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
@@ -42,6 +42,11 @@ pub fn has_capability(bit: u32) -> bool {
 }
 
 fn status_field(name: &str) -> Option<String> {
+    // Under Wine a Windows build reads the Linux host's /proc through drive Z:, and would
+    // take the host's root for its own.
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let value = status.lines().find_map(|line| line.strip_prefix(name))?;
     Some(value.to_owned())
