@@ -58,9 +58,13 @@ impl Environment {
     pub fn collect() -> Environment {
         let facts = sys::Os::facts();
         // Read on a thread of its own: timer_info sets the 1 ns slack on the calling thread.
-        let info = std::thread::spawn(punctual::timer_info)
-            .join()
-            .unwrap_or_else(|_| punctual::timer_info());
+        // Refused a thread (a process limit), it reads on this one; the run then fails as it
+        // starts its own threads, with an error that says so.
+        let info = std::thread::Builder::new()
+            .spawn(punctual::timer_info)
+            .ok()
+            .and_then(|thread| thread.join().ok())
+            .unwrap_or_else(punctual::timer_info);
         Environment {
             punctual_version: env!("CARGO_PKG_VERSION").to_string(),
             os: facts.os,

@@ -1,5 +1,8 @@
 //! `punctual`: how late every way to wait wakes up, on this machine.
 
+// Platform code, and so `unsafe`, only in `sys` (its `allow` does nothing without this).
+#![deny(unsafe_code)]
+
 mod bench;
 mod cli;
 mod environment;

@@ -1,4 +1,6 @@
-//! A small seedable generator for phases and mock jitter; no statistical claims.
+//! A small seedable generator for phases and mock jitter; no statistical claims. The CLI's
+//! one generator (the test suites share `punctual_test_support::xorshift`, which the
+//! binary cannot use: test-support is a dev-dependency only).
 
 /// xorshift64*: a small, seedable generator for phases and mock jitter.
 #[derive(Debug, Clone)]

@@ -128,7 +128,7 @@ pub fn wait_label(duration: Duration) -> String {
     let nanos = duration.as_nanos();
     for (unit, size) in [("s", 1_000_000_000u128), ("ms", 1_000_000), ("us", 1_000)] {
         if nanos >= size {
-            return if nanos % size == 0 {
+            return if nanos.is_multiple_of(size) {
                 format!("{}{unit}", nanos / size)
             } else {
                 let value = nanos as f64 / size as f64;

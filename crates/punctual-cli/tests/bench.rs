@@ -8,6 +8,7 @@ use common::{
     assert_every_row_has, assert_fails_before_measuring, assert_usage_error, punctual, run,
     stdout_of, TempDir,
 };
+use punctual_test_support::privilege;
 
 fn mock_bench(extra: &[&str]) -> String {
     let base = [
@@ -229,12 +230,35 @@ fn load_threads_run_and_report_their_priority() {
 }
 
 /// Runs the binary with `args` as `nobody` for real (Linux with setpriv, as root), checks
-/// that it succeeded and returns what it printed; `None` elsewhere, having said why.
-fn as_nobody(args: &[&str]) -> Option<String> {
+/// that it succeeded and returns what it printed; `None` elsewhere, having said why (a
+/// failure without root when privileges are required).
+fn as_nobody(test: &str, args: &[&str]) -> Option<String> {
+    let output = unprivileged_output(test, "nobody", &[], args)?;
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(String::from_utf8(output.stdout).unwrap())
+}
+
+/// Runs the binary with `args` as `user` (a name, or a number), with no capabilities and
+/// under `prlimit` with `limits`, and returns its output; `None` where that cannot be done,
+/// having said why.
+fn unprivileged_output(
+    test: &str,
+    user: &str,
+    limits: &[&str],
+    args: &[&str],
+) -> Option<std::process::Output> {
     let bin = assert_cmd::cargo::cargo_bin("punctual");
     let setpriv = std::path::Path::new("/usr/bin/setpriv");
-    if !cfg!(target_os = "linux") || !setpriv.exists() || !is_root() {
-        println!("skipped: needs Linux, /usr/bin/setpriv and root to drop privileges");
+    if !cfg!(target_os = "linux") || !setpriv.exists() {
+        privilege::skip_unavailable(test, "needs Linux and /usr/bin/setpriv to drop privileges");
+        return None;
+    }
+    if !privilege::is_root() {
+        privilege::skip_unprivileged(test, "needs root to drop privileges");
         return None;
     }
     // The build tree may sit under a directory nobody cannot enter (/root is 0700).
@@ -247,24 +271,49 @@ fn as_nobody(args: &[&str]) -> Option<String> {
         .status()
         .unwrap();
     assert!(status.success());
-    let output = std::process::Command::new(setpriv)
-        .args([
-            "--reuid=nobody",
-            "--regid=nogroup",
-            "--clear-groups",
-            "--inh-caps=-all",
-        ])
+    let mut command = std::process::Command::new("prlimit");
+    command.args(limits).arg(setpriv);
+    let output = command
+        .arg(format!("--reuid={user}"))
+        .args(["--regid=nogroup", "--clear-groups", "--inh-caps=-all"])
         .arg(&copy)
         .args(args)
         .output()
         .unwrap();
     drop(dir);
+    Some(output)
+}
+
+/// Load threads the OS refuses (here a user allowed one process, and so no thread) are an
+/// error that says which and why, not a panic. The user is a number no one else runs as, so
+/// no other process of its counts against the limit (`nobody`'s may, in other tests).
+#[test]
+fn load_threads_refused_by_a_process_limit_are_a_clear_error() {
+    let args = [
+        "bench",
+        "--methods",
+        "native",
+        "--samples",
+        "20",
+        "--wait",
+        "100us",
+        "--load",
+        "same",
+        "--load-threads",
+        "2",
+    ];
+    let test = "load_threads_refused_by_a_process_limit_are_a_clear_error";
+    let user = (2_000_000_000 + std::process::id()).to_string();
+    let Some(output) = unprivileged_output(test, &user, &["--nproc=1:1"], &args) else {
+        return;
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+        stderr.contains("error: starting load thread 1 of 2") && stderr.contains("ulimit -u"),
+        "{stderr}"
     );
-    Some(String::from_utf8(output.stdout).unwrap())
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
 /// `--load higher` needs privileges; refused, it is a note in the report, not a failure.
@@ -275,7 +324,7 @@ fn a_refused_load_priority_is_reported_not_fatal() {
         &["--load", "higher", "--load-threads", "1"],
     ]
     .concat();
-    let Some(table) = as_nobody(&args) else {
+    let Some(table) = as_nobody("a_refused_load_priority_is_reported_not_fatal", &args) else {
         return;
     };
     assert!(
@@ -300,8 +349,13 @@ const QUICK_RT_SCALE: &[&str] = &[
 /// (here, as root on Linux), and says so.
 #[test]
 fn async_rt_says_what_scheduling_it_ran_at() {
-    if !cfg!(target_os = "linux") || !is_root() {
-        println!("skipped: needs Linux and root to be granted SCHED_FIFO");
+    let test = "async_rt_says_what_scheduling_it_ran_at";
+    if !cfg!(target_os = "linux") {
+        privilege::skip_unavailable(test, "SCHED_FIFO is Linux's");
+        return;
+    }
+    if !privilege::is_root() {
+        privilege::skip_unprivileged(test, "needs root to be granted SCHED_FIFO");
         return;
     }
     let output = run(punctual().args(QUICK_RT_SCALE));
@@ -317,7 +371,10 @@ fn async_rt_says_what_scheduling_it_ran_at() {
 /// Refused real-time scheduling is a note naming the fixes, and the row is still measured.
 #[test]
 fn a_refused_async_rt_priority_is_reported_not_fatal() {
-    let Some(table) = as_nobody(QUICK_RT_SCALE) else {
+    let Some(table) = as_nobody(
+        "a_refused_async_rt_priority_is_reported_not_fatal",
+        QUICK_RT_SCALE,
+    ) else {
         return;
     };
     assert!(
@@ -326,13 +383,6 @@ fn a_refused_async_rt_priority_is_reported_not_fatal() {
         "{table}"
     );
     assert!(table.contains("async-rt *"), "{table}");
-}
-
-fn is_root() -> bool {
-    std::process::Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
 
 fn mock_scale(extra: &[&str]) -> String {
@@ -644,4 +694,25 @@ fn a_wake_that_costs_more_than_its_wait_is_said_so() {
     ))
     .unwrap();
     assert!(json["results"][0]["cpu_share"].as_f64().unwrap() > 1.0);
+}
+
+/// The environment header of a real run (no mock) shows the default timer slack on Linux,
+/// where every thread has one; a mock run's value proves nothing about reading it.
+#[test]
+#[cfg_attr(not(target_os = "linux"), ignore = "timer slack is Linux's")]
+fn a_real_run_shows_the_timer_slack() {
+    let table = stdout_of(&[
+        "bench",
+        "--methods",
+        "native",
+        "--samples",
+        "20",
+        "--wait",
+        "100us",
+    ]);
+    let slack = table
+        .lines()
+        .find(|line| line.trim_start().starts_with("timer slack"))
+        .unwrap_or_else(|| panic!("no timer slack line in the header:\n{table}"));
+    assert!(slack.contains("by default"), "{slack}");
 }

@@ -220,7 +220,10 @@ fn threads_pinned_in_turn_report_their_cpus() {
     let output = run(&["-q", "-l", "5", "-t", "2", "-a", "--json", "-"]);
     let stderr = text(&output.stderr);
     if output.status.code() == Some(1) && stderr.contains("not available on") {
-        println!("skipped: no CPU affinity on this platform: {stderr}");
+        punctual_test_support::privilege::skip_unavailable(
+            "threads_pinned_in_turn_report_their_cpus",
+            &format!("no CPU affinity on this platform: {stderr}"),
+        );
         return;
     }
     assert!(output.status.success(), "{stderr}");
@@ -288,5 +291,8 @@ mod linux;
 #[cfg(not(target_os = "linux"))]
 #[test]
 fn refused_privileges_stop_the_run() {
-    println!("skipped refused_privileges_stop_the_run: setpriv and prlimit are Linux tools");
+    punctual_test_support::privilege::skip_unavailable(
+        "refused_privileges_stop_the_run",
+        "setpriv and prlimit are Linux tools",
+    );
 }

@@ -1,5 +1,7 @@
 //! The `punctual-port` binary; see the library docs and `docs/port-protocol.md`.
 
+#![deny(unsafe_code)]
+
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

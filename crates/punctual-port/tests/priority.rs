@@ -5,7 +5,8 @@
 //! on a copy in a world-readable directory (`nobody` cannot enter `target/` under `/root`).
 //!
 //! Linux only (ignored elsewhere, with the reason), and these need root to set priorities
-//! and drop privileges: without it each says it is skipped. CI runs as root.
+//! and drop privileges: without it each says it is skipped, or fails under
+//! `PUNCTUAL_REQUIRE_PRIVILEGED=1`, as CI (which runs as root) sets it.
 
 mod common;
 
@@ -14,26 +15,15 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use common::Port;
+use punctual_test_support::privilege;
 
 const SCHED_FIFO: u32 = 1;
 
-fn is_root() -> bool {
-    fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find_map(|line| line.strip_prefix("Uid:"))
-                .map(|uids| uids.split_whitespace().nth(1) == Some("0"))
-        })
-        .unwrap_or(false)
-}
-
 fn skip_unless_root(test: &str) -> bool {
-    if is_root() {
+    if privilege::is_root() {
         return false;
     }
-    eprintln!("skipped {test}: needs root");
+    privilege::skip_unprivileged(test, "needs root");
     true
 }
 

@@ -1,5 +1,7 @@
 use std::fmt;
 
+use crate::rt::RtError;
+
 /// A value the library cannot work with, found before anything waited.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -17,8 +19,10 @@ pub enum Error {
     /// The OS refused an async timer [`Driver`](crate::future::Driver) its thread or its
     /// wait objects; the text says which, and why.
     DriverUnavailable(String),
-    /// A real-time priority for a driver thread outside [`rt::priority_range`](crate::rt::priority_range).
-    InvalidPriority(i32),
+    /// A real-time setting of a driver the OS cannot apply, found before the driver
+    /// started: [`RtError::InvalidPriority`] for a priority outside
+    /// [`rt::priority_range`](crate::rt::priority_range), with that range.
+    Realtime(RtError),
 }
 
 impl fmt::Display for Error {
@@ -49,17 +53,16 @@ impl fmt::Display for Error {
             Error::DriverUnavailable(why) => {
                 write!(f, "the timer driver could not start: {why}")
             }
-            Error::InvalidPriority(priority) => {
-                let range = crate::rt::priority_range();
-                write!(
-                    f,
-                    "the driver's real-time priority must be in {}..={} here; got {priority}",
-                    range.start(),
-                    range.end()
-                )
-            }
+            Error::Realtime(error) => write!(f, "the driver thread: {error}"),
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Realtime(error) => Some(error),
+            _ => None,
+        }
+    }
+}

@@ -121,7 +121,7 @@ pub use deadline::Deadline;
 pub use error::Error;
 pub use grid::{Due, Grid};
 pub use info::TimerInfo;
-pub use margin::{HybridConfig, MarginEstimator, Plan};
+pub use margin::HybridConfig;
 pub use poll::{poll_until, PollError, Poller};
 pub use sleeper::{SleepStats, Sleeper, Strategy, UnknownStrategy};
 pub use ticker::{MissedTickPolicy, Tick, Ticker};

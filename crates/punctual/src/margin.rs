@@ -269,7 +269,8 @@ fn tail_margin(sorted: &[u32], tail: f64, headroom: f64) -> u64 {
 ///
 /// ```
 /// use std::time::Duration;
-/// use punctual::{HybridConfig, MarginEstimator, Plan};
+/// use punctual::margin::{MarginEstimator, Plan};
+/// use punctual::HybridConfig;
 ///
 /// let mut est = MarginEstimator::new(HybridConfig::new())?;
 /// for _ in 0..100 {

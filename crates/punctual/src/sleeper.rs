@@ -219,11 +219,13 @@ impl Sleeper {
     }
 
     /// What the hybrid strategy would do now for a wait of `wait`.
+    #[doc(hidden)] // Research: for replays of the margin; see `punctual::margin`.
     pub fn plan(&self, wait: Duration) -> Plan {
         self.estimator.plan(wait)
     }
 
     /// The estimator behind the hybrid margin.
+    #[doc(hidden)] // Research: for replays of the margin; see `punctual::margin`.
     pub fn estimator(&self) -> &MarginEstimator {
         &self.estimator
     }

@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use punctual::future::{Driver, DriverConfig};
+use punctual::rt::RtError;
 
 /// Threads of this process named `punctual-timer`, or `None` off Linux.
 fn driver_threads() -> Option<usize> {
@@ -51,12 +52,18 @@ fn private_driver_threads_end_with_their_last_handle() {
 
 #[test]
 fn a_driver_priority_out_of_range_is_refused_before_any_thread_starts() {
-    let config = DriverConfig::new().realtime_priority(1000);
-    assert_eq!(
-        config.validate(),
-        Err(punctual::Error::InvalidPriority(1000))
-    );
+    let config = DriverConfig::new().with_realtime_priority(1000);
+    let range = punctual::rt::priority_range();
+    let invalid = punctual::Error::Realtime(RtError::InvalidPriority {
+        priority: 1000,
+        range: range.clone(),
+    });
+    assert_eq!(config.validate(), Err(invalid.clone()));
     let error = Driver::new(config).unwrap_err();
-    assert_eq!(error, punctual::Error::InvalidPriority(1000));
-    assert!(error.to_string().contains("got 1000"), "{error}");
+    assert_eq!(error, invalid);
+    let accepted = format!("accepts {} to {}", range.start(), range.end());
+    assert!(
+        error.to_string().contains("priority 1000") && error.to_string().contains(&accepted),
+        "{error}"
+    );
 }

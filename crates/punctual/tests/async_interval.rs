@@ -10,10 +10,6 @@ use punctual::future::{self, Driver, DriverConfig};
 use punctual::{Error, MissedTickPolicy};
 use support::{poll_once, WakeCount};
 
-fn nanos(d: Duration) -> u128 {
-    d.as_nanos()
-}
-
 #[test]
 fn live_ticks_follow_the_grid_and_are_never_early() {
     let period = Duration::from_nanos(333_333);
@@ -27,7 +23,7 @@ fn live_ticks_follow_the_grid_and_are_never_early() {
             assert!(tick.wake().woke() >= tick.deadline());
             assert_eq!(tick.index(), expected + tick.missed());
             assert_eq!(
-                nanos(tick.deadline() - first),
+                (tick.deadline() - first).as_nanos(),
                 333_333 * u128::from(tick.index())
             );
             expected = tick.index() + 1;

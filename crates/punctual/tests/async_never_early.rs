@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use futures::future::join_all;
 use punctual::future::{self, Driver, DriverConfig, SpinTail};
 use punctual::HybridConfig;
-use support::xorshift;
+use punctual_test_support::xorshift;
 
 /// Sleeps per executor, all pending at once.
 const TASKS: usize = 2_000;
@@ -125,7 +125,7 @@ fn never_early_with_a_spin_tail() {
         SpinTail::Fixed(Duration::from_micros(30)),
         SpinTail::Learned(HybridConfig::new()),
     ] {
-        let driver = Driver::new(DriverConfig::new().spin_tail(tail)).unwrap();
+        let driver = Driver::new(DriverConfig::new().with_spin_tail(tail)).unwrap();
         let broken: usize = futures::executor::block_on(join_all(mix(Some(driver.clone()))))
             .into_iter()
             .sum();
@@ -152,7 +152,7 @@ fn the_global_driver_says_how_it_waits() {
 
 /// Twenty sleeps one after another on a fresh driver with `tail`; returns its counters.
 fn sequential_sleeps(tail: SpinTail) -> punctual::future::DriverStats {
-    let driver = Driver::new(DriverConfig::new().spin_tail(tail)).unwrap();
+    let driver = Driver::new(DriverConfig::new().with_spin_tail(tail)).unwrap();
     futures::executor::block_on(async {
         for _ in 0..20 {
             let wake = driver.sleep(Duration::from_millis(2)).await;
@@ -186,7 +186,8 @@ fn the_spin_tail_does_what_its_config_says() {
 
 #[test]
 fn a_bad_spin_config_is_an_error() {
-    let bad = DriverConfig::new().spin_tail(SpinTail::Learned(HybridConfig::new().budget(2.0)));
+    let bad =
+        DriverConfig::new().with_spin_tail(SpinTail::Learned(HybridConfig::new().budget(2.0)));
     assert_eq!(
         Driver::new(bad).unwrap_err(),
         punctual::Error::InvalidBudget(2.0)

@@ -9,11 +9,13 @@ use std::time::{Duration, Instant};
 use futures::executor::block_on;
 use futures::future::join_all;
 use punctual::future::{Driver, DriverConfig, SpinTail};
-use punctual::{HybridConfig, MissedTickPolicy, Plan};
-use support::{poll_once, wait_for, xorshift, WakeCount};
+use punctual::margin::Plan;
+use punctual::{HybridConfig, MissedTickPolicy};
+use punctual_test_support::xorshift;
+use support::{poll_once, wait_for, WakeCount};
 
 fn driver(tail: SpinTail) -> Driver {
-    Driver::new(DriverConfig::new().spin_tail(tail)).unwrap()
+    Driver::new(DriverConfig::new().with_spin_tail(tail)).unwrap()
 }
 
 #[test]

@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use punctual::{Error, HybridConfig, MarginEstimator, Plan};
+use punctual::margin::{MarginEstimator, Plan};
+use punctual::{Error, HybridConfig};
 
 const US: Duration = Duration::from_micros(1);
 const WAIT: Duration = Duration::from_millis(1);

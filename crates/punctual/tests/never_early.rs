@@ -3,6 +3,7 @@
 use std::time::{Duration, Instant};
 
 use punctual::{Sleeper, Strategy};
+use punctual_test_support::xorshift;
 
 /// How many sleeps the mixed run makes; a slow timer (Wine) may ask for fewer with
 /// `PUNCTUAL_TEST_SLEEPS`, and the count it ran is printed either way.
@@ -25,9 +26,7 @@ fn no_strategy_wakes_early_over_many_mixed_sleeps() {
     // A cheap generator so lengths and strategies do not fall into a fixed pattern.
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
     for i in 0..total {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        xorshift(&mut x);
         // Long sleeps are rarer, to keep the run to a few seconds.
         let len = LENGTHS_NS[(x % 10) as usize >> usize::from(x % 3 != 0)];
         let which = (x >> 32) as usize % 4;

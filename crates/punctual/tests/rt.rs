@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use punctual::rt::{self, Policy, RtError, Scheduling};
+use punctual_test_support::privilege::skip_unprivileged;
 
 fn on_own_thread<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
     std::thread::spawn(f)
@@ -45,7 +46,10 @@ fn realtime_priority_takes_effect_and_can_be_undone() {
         let set = match rt::set_realtime_priority(10) {
             Ok(set) => set,
             Err(e @ RtError::PermissionDenied { .. }) => {
-                println!("skipped: real-time priority is refused to this user: {e}");
+                skip_unprivileged(
+                    "realtime_priority_takes_effect_and_can_be_undone",
+                    &format!("real-time priority is refused to this user: {e}"),
+                );
                 return;
             }
             Err(e) => panic!("{e}"),

@@ -1,7 +1,8 @@
 //! The real-time settings really take effect, checked against what Linux reports in `/proc`
 //! and `/dev/cpu_dma_latency` rather than against the library's own reading. Most need root
 //! (CAP_SYS_NICE, CAP_IPC_LOCK, write access to the device); without it each says it is
-//! skipped and why. CI runs them as root.
+//! skipped and why, or fails under `PUNCTUAL_REQUIRE_PRIVILEGED=1` (see
+//! `punctual_test_support::privilege`). CI runs them as root, with that set.
 //!
 //! Changes of scheduling run on threads of their own. The tests that set priorities take
 //! `PRIORITIES`, as each may raise the process-wide RLIMIT_RTPRIO.
@@ -14,6 +15,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use punctual::rt::{self, DmaLatencyGuard, Policy, PriorityAbove, RtError, Scheduling};
+use punctual_test_support::privilege::{has_capability, skip_unavailable, skip_unprivileged};
 
 static PRIORITIES: Mutex<()> = Mutex::new(());
 
@@ -27,17 +29,15 @@ fn on_own_thread<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R
 const CAP_IPC_LOCK: u32 = 14;
 const CAP_SYS_NICE: u32 = 23;
 
-/// Whether this process holds capability `bit`; says the test is skipped when it does not.
-/// Root normally holds both; a container's root may not.
+/// Whether this process holds capability `bit`; says the test is skipped when it does not
+/// (a failure when privileges are required). Root normally holds both.
 fn privileged(test: &str, bit: u32, name: &str) -> bool {
-    let status = fs::read_to_string("/proc/self/status").unwrap();
-    let hex = status
-        .lines()
-        .find_map(|l| l.strip_prefix("CapEff:"))
-        .unwrap();
-    let held = u64::from_str_radix(hex.trim(), 16).unwrap() & (1 << bit) != 0;
+    let held = has_capability(bit);
     if !held {
-        println!("skipped {test}: it needs {name} (run as root) to change the setting it checks");
+        skip_unprivileged(
+            test,
+            &format!("it needs {name} (run as root) to change the setting it checks"),
+        );
     }
     held
 }
@@ -180,11 +180,17 @@ fn dma_latency_guard_holds_its_request_while_alive() {
             matches!(refused, Err(RtError::Unsupported { .. })),
             "{refused:?}"
         );
-        println!("skipped most of {test}: this kernel (or container) has no {device:?}");
+        skip_unavailable(
+            &format!("most of {test}"),
+            &format!("this kernel (or container) has no {device:?}"),
+        );
         return;
     }
     if fs::OpenOptions::new().write(true).open(device).is_err() {
-        println!("skipped {test}: it needs write access to {device:?} (run as root)");
+        skip_unprivileged(
+            test,
+            &format!("it needs write access to {device:?} (run as root)"),
+        );
         return;
     }
     let read_request = || {
@@ -364,8 +370,11 @@ fn a_driver_asked_for_fifo_runs_its_thread_at_it() {
         return;
     }
     let _lock = PRIORITIES.lock().unwrap_or_else(|e| e.into_inner());
-    let driver = Driver::new(DriverConfig::new().realtime_priority(17)).unwrap();
-    let granted = driver.realtime().expect("a priority was asked").unwrap();
+    let driver = Driver::new(DriverConfig::new().with_realtime_priority(17)).unwrap();
+    let granted = driver
+        .realtime_scheduling()
+        .expect("a priority was asked")
+        .unwrap();
     assert_eq!(
         *granted,
         Scheduling {
@@ -385,6 +394,6 @@ fn a_driver_asked_for_fifo_runs_its_thread_at_it() {
     assert!(wake.woke() >= deadline && std::time::Instant::now() >= deadline);
     assert!(Driver::new(DriverConfig::new())
         .unwrap()
-        .realtime()
+        .realtime_scheduling()
         .is_none());
 }

@@ -4,10 +4,6 @@ use std::time::{Duration, Instant};
 
 use punctual::{Error, MissedTickPolicy, Sleeper, Strategy, Ticker};
 
-fn nanos(d: Duration) -> u128 {
-    d.as_nanos()
-}
-
 #[test]
 fn deadlines_are_exact_multiples_of_the_period() {
     let first = Instant::now();
@@ -28,7 +24,7 @@ fn deadlines_are_exact_multiples_of_the_period() {
                 continue;
             };
             assert_eq!(
-                nanos(due - first),
+                (due - first).as_nanos(),
                 u128::from(period_ns) * u128::from(k),
                 "period {period_ns} ns, tick {k}"
             );
@@ -51,12 +47,12 @@ fn a_million_ticks_carry_no_drift() {
         let tick = ticker.tick();
         assert_eq!(tick.index(), k);
         assert_eq!(tick.missed(), 0);
-        assert_eq!(nanos(tick.deadline() - first), 333 * u128::from(k));
+        assert_eq!((tick.deadline() - first).as_nanos(), 333 * u128::from(k));
         assert!(tick.wake().woke() >= tick.deadline());
     }
     assert_eq!(ticker.next_index(), ticks);
     assert_eq!(
-        nanos(ticker.deadline_of(ticks).unwrap() - first),
+        (ticker.deadline_of(ticks).unwrap() - first).as_nanos(),
         333 * u128::from(ticks)
     );
 }
@@ -79,7 +75,7 @@ fn live_ticks_follow_the_grid_with_every_strategy() {
                 "skip moves the index by what it missed"
             );
             assert_eq!(
-                nanos(tick.deadline() - first),
+                (tick.deadline() - first).as_nanos(),
                 200_000 * u128::from(tick.index())
             );
             expected = tick.index() + 1;

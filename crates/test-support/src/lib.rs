@@ -1,13 +1,19 @@
-//! What the test suites of punctual's crates share.
+//! What the test suites of punctual's crates share: [`privilege`], what a test that needs
+//! privileges does without them; [`xorshift`], the tests' one generator; and [`started`],
+//! below.
 //!
-//! For now, one thing: starting a process so that a test fails for its own reasons and not
-//! for Wine's. Wine's `CreateProcess` now and then fails with `ERROR_INTERNAL_ERROR` (1359):
+//! Starting a process so that a test fails for its own reasons and not for Wine's. Wine's `CreateProcess` now and then fails with `ERROR_INTERNAL_ERROR` (1359):
 //! wineserver reported that the new process ended before it finished starting, without an
 //! exit code of its own (Wine 8, `NtCreateUserProcess` in ntdll). CI saw it once, in a test
 //! that had started the same binary a dozen times before. [`started`] starts the process
 //! again after that one error, a few times; every other error, and that one once the
 //! attempts are spent, comes back as it came. Linux has no errno of that number, so there
 //! the retry never fires.
+
+pub mod privilege;
+mod rng;
+
+pub use rng::xorshift;
 
 use std::io;
 use std::thread;

@@ -183,7 +183,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<Report> {
     } else {
         Environment::collect()
     };
-    let load = Load::start(options.load, options.load_threads);
+    let load = Load::start(options.load, options.load_threads)?;
     let mut notes = load.notes.clone();
     let workers = options
         .methods

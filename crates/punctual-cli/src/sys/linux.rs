@@ -171,9 +171,9 @@ impl Platform for Os {
             kernel: uname.map(|u| format!("{} {}", u.release, u.version)),
             cpu_model: cpuinfo_field(&cpuinfo, "model name"),
             clocksource: read("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
-            timer_slack: read("/proc/thread-self/timerslack_ns")
-                .and_then(|s| s.parse().ok())
-                .map(Duration::from_nanos),
+            // The library's prctl(PR_GET_TIMERSLACK): there is no
+            // /proc/thread-self/timerslack_ns to read.
+            timer_slack: punctual::rt::timer_slack().ok(),
             scheduler_tick: coarse_resolution(),
             virtualization: virtualization(&cpuinfo),
             realtime_kernel: Some(realtime),

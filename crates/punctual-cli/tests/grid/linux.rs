@@ -6,16 +6,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use super::{field, lines_starting, mock, text, TempDir};
+use punctual_test_support::privilege::{is_root, skip_unavailable, skip_unprivileged};
 
-fn is_root() -> bool {
-    let status = fs::read_to_string("/proc/self/status").unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("Uid:"))
-        .and_then(|ids| ids.split_whitespace().nth(1))
-        == Some("0")
-}
+use super::{field, lines_starting, mock, text, TempDir};
 
 /// The binary, where `nobody` can run it: `target/` under /root is out of its reach.
 fn copy_for_nobody(dir: &TempDir) -> PathBuf {
@@ -29,7 +22,10 @@ fn copy_for_nobody(dir: &TempDir) -> PathBuf {
 #[test]
 fn refused_privileges_stop_the_run() {
     if !is_root() {
-        println!("skipped refused_privileges_stop_the_run: switching to nobody needs root");
+        skip_unprivileged(
+            "refused_privileges_stop_the_run",
+            "switching to nobody needs root",
+        );
         return;
     }
     let dir = TempDir::new("nobody");
@@ -113,7 +109,10 @@ fn cyclictest(args: &[&str]) -> Option<String> {
     let output = match Command::new("cyclictest").args(args).output() {
         Ok(output) => output,
         Err(_) => {
-            println!("skipped: cyclictest (rt-tests) is not installed; see scripts/setup");
+            skip_unavailable(
+                &format!("cyclictest {}", args.join(" ")),
+                "cyclictest (rt-tests) is not installed; see scripts/setup",
+            );
             return None;
         }
     };

@@ -11,9 +11,10 @@ use super::tail::Tail;
 use super::thread::{self, Core};
 use super::{Interval, Sleep};
 use crate::grid::Grid;
+use crate::margin::Plan;
 use crate::rt::{self, RtError, Scheduling};
 use crate::sys::{self, DriverWait};
-use crate::{Error, HybridConfig, Plan, TimerInfo};
+use crate::{Error, HybridConfig, TimerInfo};
 
 /// How the last stretch before a sleep's deadline is waited: natively, or with a spin in
 /// the sleeping task itself.
@@ -51,8 +52,9 @@ pub enum SpinTail {
 /// use punctual::future::{DriverConfig, SpinTail};
 /// use punctual::HybridConfig;
 ///
-/// let config = DriverConfig::new().spin_tail(SpinTail::Learned(HybridConfig::new().budget(0.1)));
+/// let config = DriverConfig::new().with_spin_tail(SpinTail::Learned(HybridConfig::new().budget(0.1)));
 /// assert!(config.validate().is_ok());
+/// assert_eq!(config.realtime_priority(), None);
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct DriverConfig {
@@ -67,13 +69,13 @@ impl DriverConfig {
     }
 
     /// Ends each sleep with `tail`.
-    pub fn spin_tail(mut self, tail: SpinTail) -> DriverConfig {
+    pub fn with_spin_tail(mut self, tail: SpinTail) -> DriverConfig {
         self.spin_tail = tail;
         self
     }
 
-    /// The spin tail in use.
-    pub fn tail(&self) -> SpinTail {
+    /// The spin tail each sleep ends with.
+    pub fn spin_tail(&self) -> SpinTail {
         self.spin_tail
     }
 
@@ -81,17 +83,18 @@ impl DriverConfig {
     /// [`rt::set_realtime_priority`] does for the calling thread: it then runs as soon as a
     /// timer is due, ahead of every time-sharing thread of the machine. (The tasks it wakes
     /// still wait for their executor's threads.) When the OS refuses, the driver runs at the
-    /// default scheduling and [`Driver::realtime`] says why.
+    /// default scheduling and [`Driver::realtime_scheduling`] says why.
     ///
     /// The driver thread blocks between timers, so it cannot starve its CPU unless the
     /// timers themselves come faster than it can fire them.
-    pub fn realtime_priority(mut self, priority: i32) -> DriverConfig {
+    pub fn with_realtime_priority(mut self, priority: i32) -> DriverConfig {
         self.realtime_priority = Some(priority);
         self
     }
 
-    /// The real-time priority asked for the driver thread, if any.
-    pub fn realtime(&self) -> Option<i32> {
+    /// The real-time priority asked for the driver thread, if any; what the OS granted is
+    /// [`Driver::realtime_scheduling`].
+    pub fn realtime_priority(&self) -> Option<i32> {
         self.realtime_priority
     }
 
@@ -99,11 +102,11 @@ impl DriverConfig {
     ///
     /// # Errors
     ///
-    /// Whatever [`HybridConfig::validate`] finds; [`Error::InvalidPriority`] for a priority
-    /// outside [`rt::priority_range`].
+    /// Whatever [`HybridConfig::validate`] finds; [`Error::Realtime`] holding
+    /// [`RtError::InvalidPriority`] for a priority outside [`rt::priority_range`].
     pub fn validate(&self) -> Result<(), Error> {
         if let Some(priority) = self.realtime_priority {
-            rt::check_priority(priority).map_err(|_| Error::InvalidPriority(priority))?;
+            rt::check_priority(priority).map_err(Error::Realtime)?;
         }
         match &self.spin_tail {
             SpinTail::Learned(config) => config.validate(),
@@ -237,12 +240,12 @@ impl Driver {
         let shared = Arc::new(Shared {
             locked: Mutex::new(Locked {
                 timers: Timers::default(),
-                tail: Tail::new(config.tail()),
+                tail: Tail::new(config.spin_tail()),
             }),
             epoch: Instant::now(),
             core: Arc::clone(&core),
             config,
-            learns: matches!(config.tail(), SpinTail::Learned(_)),
+            learns: matches!(config.spin_tail(), SpinTail::Learned(_)),
             timer_info: OnceLock::new(),
             realtime: OnceLock::new(),
         });
@@ -331,10 +334,11 @@ impl Driver {
     /// use punctual::future::{Driver, DriverConfig, SpinTail};
     ///
     /// let tail = SpinTail::Fixed(Duration::from_micros(50));
-    /// let driver = Driver::new(DriverConfig::new().spin_tail(tail))?;
+    /// let driver = Driver::new(DriverConfig::new().with_spin_tail(tail))?;
     /// assert_eq!(driver.plan(Duration::from_millis(1)).margin(), Duration::from_micros(50));
     /// # Ok::<(), punctual::Error>(())
     /// ```
+    #[doc(hidden)] // Research: how the tail plans, for replays; see `punctual::margin`.
     pub fn plan(&self, wait: Duration) -> Plan {
         let plan = self.shared.lock().tail.plan(wait);
         let margin = plan.planned.margin();
@@ -352,7 +356,7 @@ impl Driver {
         self.shared.config
     }
 
-    /// What became of the [real-time priority](DriverConfig::realtime_priority) asked for
+    /// What became of the [real-time priority](DriverConfig::with_realtime_priority) asked for
     /// the driver thread: `None` when none was asked, the scheduling in force when the OS
     /// granted it, and the OS's refusal (naming the ways to allow it) when it did not, in
     /// which case the thread runs at the default scheduling.
@@ -362,15 +366,15 @@ impl Driver {
     /// ```
     /// use punctual::future::{Driver, DriverConfig};
     ///
-    /// let driver = Driver::new(DriverConfig::new().realtime_priority(10))?;
-    /// match driver.realtime() {
+    /// let driver = Driver::new(DriverConfig::new().with_realtime_priority(10))?;
+    /// match driver.realtime_scheduling() {
     ///     Some(Ok(scheduling)) => println!("driver thread at {scheduling}"),
     ///     Some(Err(refused)) => println!("driver thread at the default scheduling: {refused}"),
     ///     None => unreachable!("a priority was asked"),
     /// }
     /// # Ok::<(), punctual::Error>(())
     /// ```
-    pub fn realtime(&self) -> Option<Result<&Scheduling, &RtError>> {
+    pub fn realtime_scheduling(&self) -> Option<Result<&Scheduling, &RtError>> {
         self.shared.realtime.get().map(Result::as_ref)
     }
 
@@ -393,8 +397,15 @@ impl fmt::Debug for Driver {
     }
 }
 
-/// Marks the driver's planned wake as "never" in [`Core::planned_ns`].
+/// Marks the driver's planned wake as "never" in [`Core::planned_ns`], and a CPU time not
+/// read yet.
 pub(crate) const NEVER_NS: u64 = u64::MAX;
+
+/// `d` in whole nanoseconds, for the driver's clock and counters: saturates just below
+/// [`NEVER_NS`] (some 584 years), so no count is ever read as that marker.
+pub(crate) fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).map_or(NEVER_NS - 1, |ns| ns.min(NEVER_NS - 1))
+}
 
 impl Shared {
     /// The timers and the tail, whatever panicked while holding them: no code that can
@@ -411,12 +422,6 @@ impl Shared {
         self.learns
     }
 
-    /// The timers' fired-through mark as last published (see `heap.rs`): a timer due at or
-    /// before it has fired. A stale reading is only smaller; check again under the lock.
-    pub(crate) fn fired_through(&self) -> u64 {
-        self.core.fired_through_ns.load(Ordering::Acquire)
-    }
-
     pub(crate) fn epoch(&self) -> Instant {
         self.epoch
     }
@@ -427,7 +432,7 @@ impl Shared {
 
     /// On the driver thread as it starts: asks for the configured real-time priority.
     pub(crate) fn apply_realtime_priority(&self) {
-        if let Some(priority) = self.config.realtime() {
+        if let Some(priority) = self.config.realtime_priority() {
             let _ = self.realtime.set(rt::set_realtime_priority(priority));
         }
     }
@@ -473,4 +478,20 @@ fn assert_send_sync() {
     both::<Driver>();
     both::<Sleep>();
     both::<Interval>();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One conversion for the driver's clock and counters; a count is never the marker,
+    /// even at exactly `u64::MAX` nanoseconds (which the cap by `try_from` alone let through).
+    #[test]
+    fn nanos_saturate_below_the_never_marker() {
+        assert_eq!(nanos(Duration::ZERO), 0);
+        assert_eq!(nanos(Duration::from_nanos(1_500)), 1_500);
+        assert_eq!(nanos(Duration::from_nanos(NEVER_NS - 1)), NEVER_NS - 1);
+        assert_eq!(nanos(Duration::from_nanos(u64::MAX)), NEVER_NS - 1);
+        assert_eq!(nanos(Duration::MAX), NEVER_NS - 1);
+    }
 }

@@ -5,14 +5,10 @@
 //!
 //! # Who frees a slot
 //!
-//! A timer's slot is freed by whoever ends it: the driver when it fires the timer, the
-//! [`Sleep`](super::Sleep) when it cancels or completes it first. So that a sleep can tell
-//! which without asking (its task is polled once per timer, and at scale the lock and the
-//! slot's cache line would cost the executor more than the rest of the poll), the heap keeps
-//! a *fired-through* mark: every timer due at or before it has been fired, and none due
-//! after it has. It only grows, and a timer is only ever registered due after it
-//! ([`Timers::insert`] refuses one that is not), so a sleep whose fire time is at or before
-//! the mark knows its slot is gone, maybe already another sleep's, and leaves it alone.
+//! Whoever ends a timer: the driver when it fires it, the [`Sleep`](super::Sleep) when it
+//! cancels or completes it first. The heap keeps the *fired-through* mark that tells them
+//! apart ([`Timers::fired_through`]); what it promises, and how a sleep reads it, is in
+//! `fired.rs`.
 //!
 //! # What the driver thread touches
 //!
@@ -31,6 +27,8 @@
 //! beside tokio's wheel.
 
 use std::task::Waker;
+
+use super::fired::FIRST_RESERVED_SLOT;
 
 const ARITY: usize = 4;
 /// `Slot::pos` of a slot no timer holds.
@@ -95,7 +93,7 @@ pub(crate) struct Timers {
     slots: Vec<Slot>,
     /// The first free slot, or [`NO_SLOT`]: a list threaded through `Slot::next_free`.
     free_head: u32,
-    /// Every timer due at or before this has been fired; see the module docs.
+    /// Every timer due at or before this has been fired; see `fired.rs`.
     fired_through_ns: u64,
     max_pending: usize,
 }
@@ -133,7 +131,7 @@ impl Timers {
             NO_SLOT => {
                 let id = u32::try_from(self.slots.len())
                     .ok()
-                    .filter(|&id| id < super::sleep::FIRST_RESERVED_SLOT)
+                    .filter(|&id| id < FIRST_RESERVED_SLOT)
                     .expect("fewer than four billion timers pending at once");
                 self.slots.push(slot);
                 id
@@ -152,7 +150,7 @@ impl Timers {
         Ok(id)
     }
 
-    /// The mark every timer due at or before has been fired by; see the module docs.
+    /// The mark every timer due at or before has been fired by; see `fired.rs`.
     pub(crate) fn fired_through(&self) -> u64 {
         self.fired_through_ns
     }
@@ -351,6 +349,8 @@ mod tests {
     use std::sync::Arc;
     use std::task::Wake;
 
+    use punctual_test_support::xorshift;
+
     use super::*;
 
     struct Count(AtomicUsize);
@@ -363,14 +363,6 @@ mod tests {
 
     fn waker() -> Waker {
         Waker::from(Arc::new(Count(AtomicUsize::new(0))))
-    }
-
-    /// A generator so deadlines and removals fall in no fixed pattern.
-    fn xorshift(x: &mut u64) -> u64 {
-        *x ^= *x << 13;
-        *x ^= *x >> 7;
-        *x ^= *x << 17;
-        *x
     }
 
     fn check_positions(timers: &Timers) {

@@ -39,6 +39,7 @@ use crate::{MissedTickPolicy, Tick};
 /// # Ok::<(), punctual::Error>(())
 /// ```
 #[derive(Debug)]
+#[must_use = "an Interval does nothing unless its ticks are awaited"]
 pub struct Interval {
     grid: Grid,
     sleep: Sleep,

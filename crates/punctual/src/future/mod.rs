@@ -43,7 +43,7 @@
 //!
 //! 1. On its first poll a sleep gets a margin: a fixed one, or a learned one planned as
 //!    the hybrid [`Strategy`](crate::Strategy) plans a thread's spin
-//!    ([`MarginEstimator::plan`](crate::MarginEstimator::plan): the tail of recent delays,
+//!    ([`MarginEstimator::plan`](crate::margin::MarginEstimator::plan): the tail of recent delays,
 //!    capped by the CPU budget, or none when no recent delay fits in the budget).
 //! 2. The driver fires the timer that margin before the deadline, natively, as any other.
 //! 3. Polled before the deadline but within the margin, the sleep spins on the monotonic
@@ -61,6 +61,7 @@
 //! counts the spins, their time, the capped and margin-less plans, and the margins that
 //! fell short.
 mod driver;
+mod fired;
 mod heap;
 mod interval;
 mod sleep;

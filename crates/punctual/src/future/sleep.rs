@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use super::driver::{Locked, Shared};
+use super::driver::{nanos, Locked, Shared};
+use super::fired::{remove_then_unlock, Found, Held, Removal, FIRST_RESERVED_SLOT};
 use super::tail::Planned;
 use crate::wait::spin_until;
 use crate::Wake;
@@ -15,9 +16,7 @@ use crate::Wake;
 /// `Sleep::slot` when the sleep holds no slot in the driver.
 const NO_SLOT: u32 = u32::MAX;
 /// `Sleep::slot` of a sleep whose deadline never comes: it never registers.
-const NEVER: u32 = u32::MAX - 1;
-/// Slot ids from here up are the markers above, never a timer's.
-pub(crate) const FIRST_RESERVED_SLOT: u32 = NEVER;
+const NEVER: u32 = FIRST_RESERVED_SLOT;
 
 /// The deadline reported by a sleep that never completes: a century away, or as far as
 /// `Instant` reaches.
@@ -26,10 +25,6 @@ fn far_future(now: Instant) -> Instant {
     now.checked_add(CENTURY)
         .or_else(|| now.checked_add(Duration::from_secs(24 * 60 * 60)))
         .unwrap_or(now)
-}
-
-fn nanos(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// A future that completes once `Instant::now()` has reached its deadline, with a [`Wake`]
@@ -61,13 +56,21 @@ fn nanos(d: Duration) -> u64 {
 /// assert_eq!(wake.deadline(), deadline);
 /// println!("woke {:?} late", wake.lateness());
 /// ```
+///
+/// A `Sleep` that is neither awaited nor polled does nothing, and the compiler says so:
+///
+/// ```compile_fail
+/// #![deny(unused_must_use)]
+/// punctual::future::sleep(std::time::Duration::from_millis(1)); // never awaited
+/// ```
+#[must_use = "a Sleep does nothing unless it is awaited or polled"]
 pub struct Sleep {
     driver: Arc<Shared>,
     deadline: Instant,
     /// The slot of the timer last registered, or [`NO_SLOT`], or [`NEVER`] for a deadline
     /// past what `Instant` or the driver can count. The driver frees the slot when it fires
     /// the timer; the sleep then still holds the id, knows it is stale by its fire time
-    /// (see `heap.rs`, "Who frees a slot") and never uses it.
+    /// (see `fired.rs`) and never uses it.
     slot: u32,
     /// The margin and class the tail gave the timer last registered.
     planned: Planned,
@@ -154,21 +157,16 @@ impl Sleep {
             Some(_) => NO_SLOT,
             None => NEVER,
         };
-        let Some((slot, fire_ns)) = held else {
+        let Some(held) = held else {
             return;
         };
-        if fire_ns <= self.driver.fired_through() {
-            // Fired: its task was woken and will poll again.
+        // Fired: its task was woken and will poll again.
+        let Found::Pending(mut locked, ()) = self.driver.find(held, || ()) else {
             return;
-        }
-        let mut locked = self.driver.lock();
-        if fire_ns <= locked.timers.fired_through() {
-            return;
-        }
+        };
+        let slot = held.slot;
         let Some(deadline_ns) = deadline_ns else {
-            let waker = locked.timers.remove(slot);
-            drop(locked);
-            drop(waker);
+            remove_then_unlock(locked, slot);
             return;
         };
         let (new_fire_ns, planned) = self.plan(&locked, deadline_ns, Instant::now());
@@ -197,16 +195,16 @@ impl Sleep {
         self.slot = NEVER;
     }
 
-    /// The slot of the timer last registered and its fire time, fired or not.
-    fn held(&self) -> Option<(u32, u64)> {
+    /// The timer last registered, fired or not.
+    fn held(&self) -> Option<Held> {
         if self.slot >= FIRST_RESERVED_SLOT {
             return None;
         }
         let deadline_ns = self.driver.nanos_of(self.deadline)?;
-        Some((
-            self.slot,
-            deadline_ns.saturating_sub(nanos(self.planned.margin())),
-        ))
+        Some(Held {
+            slot: self.slot,
+            fire_ns: deadline_ns.saturating_sub(nanos(self.planned.margin())),
+        })
     }
 
     /// Asks the tail for this sleep's margin with `now` the time, and counts the plan;
@@ -227,33 +225,28 @@ impl Sleep {
     /// its spin margin, and lets go of its timer.
     fn arm(&mut self, waker: &Waker, now: Instant) -> Armed {
         let left = self.deadline.saturating_duration_since(now);
-        if let Some((slot, fire_ns)) = self.held() {
-            if fire_ns <= self.driver.fired_through() {
-                self.slot = NO_SLOT;
-                self.learn(None, self.planned.margin().saturating_sub(left));
-                return Armed::InWindow;
-            }
+        if let Some(held) = self.held() {
             // Cloned and dropped outside the lock: a waker's clone and drop are foreign code.
-            let waker = waker.clone();
-            let mut locked = self.driver.lock();
-            if fire_ns <= locked.timers.fired_through() {
-                self.slot = NO_SLOT;
-                self.learn(
-                    Some(&mut locked),
-                    self.planned.margin().saturating_sub(left),
-                );
-                return Armed::InWindow;
-            }
+            let (mut locked, waker) = match self.driver.find(held, || waker.clone()) {
+                Found::Fired(locked) => {
+                    self.slot = NO_SLOT;
+                    let delay = self.planned.margin().saturating_sub(left);
+                    let (mut locked, waker) = locked.unzip();
+                    self.learn(locked.as_deref_mut(), delay);
+                    drop(locked);
+                    drop(waker);
+                    return Armed::InWindow;
+                }
+                Found::Pending(locked, waker) => (locked, waker),
+            };
             let margin = self.planned.margin();
             if !margin.is_zero() && left <= margin {
                 // Polled for another reason this close to the deadline: spin from here.
-                let held = locked.timers.remove(slot);
                 self.slot = NO_SLOT;
-                drop(locked);
-                drop(held);
+                remove_then_unlock(locked, held.slot);
                 return Armed::InWindow;
             }
-            let replaced = locked.timers.replace_waker(slot, waker);
+            let replaced = locked.timers.replace_waker(held.slot, waker);
             drop(locked);
             drop(replaced);
             return Armed::Waiting;
@@ -307,42 +300,24 @@ impl Sleep {
     /// Gives the timer back once the deadline has passed (`now`); a timer the driver fired
     /// tells the tail how long its task took to poll.
     fn complete(&mut self, now: Instant) {
-        let Some((slot, fire_ns)) = self.held() else {
+        let Some(held) = self.held() else {
             return;
         };
         self.slot = NO_SLOT;
         let delay = now.saturating_duration_since(self.deadline) + self.planned.margin();
         // The common case takes no lock: the driver fired the timer and freed its slot.
-        if fire_ns <= self.driver.fired_through() {
-            self.learn(None, delay);
-            return;
+        if let Removal::Fired(mut locked) = self.driver.remove_unless_fired(held) {
+            self.learn(locked.as_deref_mut(), delay);
         }
-        let mut locked = self.driver.lock();
-        if fire_ns <= locked.timers.fired_through() {
-            self.learn(Some(&mut locked), delay);
-            return;
-        }
-        let waker = locked.timers.remove(slot);
-        drop(locked);
-        drop(waker);
     }
 
     /// Takes the timer out unless it has fired, learning nothing.
     fn release(&mut self) {
-        let Some((slot, fire_ns)) = self.held() else {
+        let Some(held) = self.held() else {
             return;
         };
         self.slot = NO_SLOT;
-        if fire_ns <= self.driver.fired_through() {
-            return;
-        }
-        let mut locked = self.driver.lock();
-        if fire_ns <= locked.timers.fired_through() {
-            return;
-        }
-        let waker = locked.timers.remove(slot);
-        drop(locked);
-        drop(waker);
+        let _ = self.driver.remove_unless_fired(held);
     }
 
     /// Spins from `start` until the deadline.
@@ -390,7 +365,7 @@ impl fmt::Debug for Sleep {
                 "pending",
                 &self
                     .held()
-                    .is_some_and(|(_, fire_ns)| fire_ns > self.driver.fired_through()),
+                    .is_some_and(|held| !self.driver.has_fired(held.fire_ns)),
             )
             .field("never", &(self.slot == NEVER))
             .finish()

@@ -4,12 +4,13 @@
 
 use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{mpsc, Arc, Weak};
 use std::task::Waker;
 use std::time::{Duration, Instant};
 
-use super::driver::{DriverStats, Shared, NEVER_NS};
+use super::driver::{nanos, DriverStats, Shared, NEVER_NS};
+use super::fired::FiredThrough;
 use crate::margin::Plan;
 use crate::sys::{self, DriverWait, Platform};
 
@@ -34,8 +35,8 @@ pub(crate) struct Core {
     /// later plan interrupts the wait, and one that sees 0 can leave it to the thread.
     pub(crate) planned_ns: AtomicU64,
     /// The timers' fired-through mark, published under the lock after each pass, so a
-    /// completing sleep can see its timer has fired without taking the lock.
-    pub(crate) fired_through_ns: AtomicU64,
+    /// completing sleep can see its timer has fired without taking the lock (`fired.rs`).
+    pub(crate) fired_through: FiredThrough,
     cpu_time_ns: AtomicU64,
     wakes: AtomicU64,
     spun: AtomicU64,
@@ -50,16 +51,12 @@ pub(crate) struct Core {
     fire_late_max_ns: AtomicU64,
 }
 
-fn nanos(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(NEVER_NS - 1)
-}
-
 impl Core {
     pub(crate) fn new(waiter: sys::Waiter) -> Core {
         Core {
             waiter,
             planned_ns: AtomicU64::new(NEVER_NS),
-            fired_through_ns: AtomicU64::new(0),
+            fired_through: FiredThrough::default(),
             cpu_time_ns: AtomicU64::new(NEVER_NS),
             wakes: AtomicU64::new(0),
             spun: AtomicU64::new(0),
@@ -182,8 +179,7 @@ fn run(shared: &Weak<Shared>, core: &Core, epoch: Instant) {
             let mut locked = driver.lock();
             let now_ns = nanos(Instant::now().saturating_duration_since(epoch));
             let expired = locked.timers.expire(now_ns, BATCH, &mut wakers);
-            core.fired_through_ns
-                .store(locked.timers.fired_through(), Ordering::Release);
+            core.fired_through.publish(&locked.timers);
             let next = locked.timers.earliest();
             let idle = expired.fired == 0
                 && next.map_or(true, |ns| ns.saturating_sub(now_ns) >= nanos(TRIM_BEFORE));

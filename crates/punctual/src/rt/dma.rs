@@ -36,7 +36,19 @@ use crate::sys::{self, RealTime};
 /// and keeps the file open (the request lasts as long as the open file; see the kernel's
 /// `Documentation/power/pm_qos_interface.rst`). The file is opened close-on-exec, so child
 /// processes do not inherit the request. Other platforms: unsupported.
+///
+/// The request lasts only as long as the guard, so a guard dropped at once is a mistake the
+/// compiler warns about:
+///
+/// ```compile_fail
+/// #![deny(unused_must_use)]
+/// # fn main() -> Result<(), punctual::rt::RtError> {
+/// punctual::rt::DmaLatencyGuard::new(std::time::Duration::from_micros(10))?; // withdrawn here
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
+#[must_use = "the request is withdrawn when the guard is dropped: keep it while it should hold"]
 pub struct DmaLatencyGuard {
     _request: sys::DmaLatency,
     latency: Duration,

@@ -7,6 +7,9 @@ use std::time::Duration;
 ///
 /// Every message is one line that says what was refused and, for refused privileges, how to
 /// grant them, so a CLI can print it as it is.
+///
+/// Errors compare and clone as values; an [`RtError::Io`] by what failed and its OS error
+/// (its kind and, where there is one, its OS error number), which is all it carries.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum RtError {
@@ -97,5 +100,108 @@ impl std::error::Error for RtError {
             RtError::Io { source, .. } => Some(source),
             _ => None,
         }
+    }
+}
+
+impl Clone for RtError {
+    fn clone(&self) -> RtError {
+        match self {
+            RtError::PermissionDenied { what, fixes } => RtError::PermissionDenied {
+                what,
+                fixes: fixes.clone(),
+            },
+            RtError::InvalidPriority { priority, range } => RtError::InvalidPriority {
+                priority: *priority,
+                range: range.clone(),
+            },
+            RtError::InvalidSlack { slack } => RtError::InvalidSlack { slack: *slack },
+            RtError::InvalidAffinity { cpus, refused } => RtError::InvalidAffinity {
+                cpus: cpus.clone(),
+                refused: refused.clone(),
+            },
+            RtError::NoSuchProcess(pid) => RtError::NoSuchProcess(*pid),
+            RtError::Unsupported { what, platform } => RtError::Unsupported { what, platform },
+            RtError::Io { what, source } => RtError::Io {
+                what,
+                source: match source.raw_os_error() {
+                    Some(code) => io::Error::from_raw_os_error(code),
+                    None => io::Error::new(source.kind(), source.to_string()),
+                },
+            },
+        }
+    }
+}
+
+impl PartialEq for RtError {
+    fn eq(&self, other: &RtError) -> bool {
+        use RtError::*;
+        match (self, other) {
+            (PermissionDenied { what: a, fixes: x }, PermissionDenied { what: b, fixes: y }) => {
+                a == b && x == y
+            }
+            (
+                InvalidPriority {
+                    priority: a,
+                    range: x,
+                },
+                InvalidPriority {
+                    priority: b,
+                    range: y,
+                },
+            ) => a == b && x == y,
+            (InvalidSlack { slack: a }, InvalidSlack { slack: b }) => a == b,
+            (
+                InvalidAffinity {
+                    cpus: a,
+                    refused: x,
+                },
+                InvalidAffinity {
+                    cpus: b,
+                    refused: y,
+                },
+            ) => a == b && x == y,
+            (NoSuchProcess(a), NoSuchProcess(b)) => a == b,
+            (
+                Unsupported {
+                    what: a,
+                    platform: x,
+                },
+                Unsupported {
+                    what: b,
+                    platform: y,
+                },
+            ) => a == b && x == y,
+            (Io { what: a, source: x }, Io { what: b, source: y }) => {
+                a == b && x.kind() == y.kind() && x.raw_os_error() == y.raw_os_error()
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_compare_and_clone_as_values() {
+        let io = |code| RtError::Io {
+            what: "sched_getscheduler",
+            source: io::Error::from_raw_os_error(code),
+        };
+        assert_eq!(io(1).clone(), io(1));
+        assert_ne!(io(1), io(2));
+        let invalid = RtError::InvalidPriority {
+            priority: 0,
+            range: 1..=99,
+        };
+        assert_eq!(invalid.clone(), invalid);
+        assert_ne!(invalid, RtError::NoSuchProcess(0));
+        let custom = RtError::Io {
+            what: "read",
+            source: io::Error::new(io::ErrorKind::InvalidData, "not a number"),
+        };
+        assert_eq!(custom.clone(), custom);
+        assert_eq!(custom.clone().to_string(), custom.to_string());
     }
 }

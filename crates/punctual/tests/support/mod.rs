@@ -44,11 +44,3 @@ pub fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     }
     true
 }
-
-/// A cheap generator, so lengths fall in no fixed pattern.
-pub fn xorshift(x: &mut u64) -> u64 {
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    *x
-}

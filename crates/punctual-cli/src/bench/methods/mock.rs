@@ -75,7 +75,7 @@ impl WaitMethod for MockMethod {
         self.waits += 1;
         let p = self.profile;
         let mut late = p.base_ns + self.rng.below(p.jitter_ns);
-        if self.waits % p.tail_every == 0 {
+        if self.waits.is_multiple_of(p.tail_every) {
             late += p.tail_ns;
         }
         let wait = deadline.saturating_duration_since(self.clock.now());

@@ -59,7 +59,7 @@ impl AsyncPunctual {
         Ok(AsyncPunctual {
             name,
             runtime: ::tokio::runtime::Builder::new_current_thread().build()?,
-            driver: Driver::new(DriverConfig::new().spin_tail(tail))?,
+            driver: Driver::new(DriverConfig::new().with_spin_tail(tail))?,
             last_wait: Duration::ZERO,
         })
     }
@@ -88,7 +88,7 @@ impl WaitMethod for AsyncPunctual {
             stats.wakes,
             format_duration(stats.fire_lateness_total / stats.wakes.max(1) as u32),
         );
-        if self.driver.config().tail() == SpinTail::None {
+        if self.driver.config().spin_tail() == SpinTail::None {
             return Some(fired);
         }
         Some(format!(

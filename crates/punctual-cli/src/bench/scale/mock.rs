@@ -88,7 +88,7 @@ pub fn measure(spec: &ScaleSpec, args: &WorkerArgs) -> anyhow::Result<ScaleResul
         for &deadline in &deadlines_ns {
             k += 1;
             let mut late = p.base_ns + rng.below(p.jitter_ns) + rng.below(queue_ns);
-            if k % 97 == 0 {
+            if k.is_multiple_of(97) {
                 late += p.tail_ns;
             }
             if round == 0 && args.timers as usize >= MIN_TIMERS_FOR_RSS && pause.contains(&deadline)

@@ -132,7 +132,7 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
     if let Some(rows) = &rows {
         rounds::TimerRows::create(rows.path())?;
     }
-    let load = Load::start(options.load, options.load_threads);
+    let load = Load::start(options.load, options.load_threads)?;
     let mut notes = load.notes.clone();
     let mut progress = Progress::steps(options.timers.len() * options.methods.len(), options.mock);
     let mut seed = if options.mock {

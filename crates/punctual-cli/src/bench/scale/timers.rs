@@ -63,7 +63,7 @@ impl PunctualTimer {
     /// The driver thread and, while the deadlines run, the executor's at `priority`.
     pub fn realtime(priority: i32) -> anyhow::Result<PunctualTimer> {
         Ok(PunctualTimer {
-            driver: Driver::new(DriverConfig::new().realtime_priority(priority))?,
+            driver: Driver::new(DriverConfig::new().with_realtime_priority(priority))?,
             executor_priority: Some(priority),
         })
     }
@@ -99,7 +99,7 @@ impl ScaleTimer for PunctualTimer {
     }
 
     fn driver_scheduling(&self) -> Option<Result<String, String>> {
-        self.driver.realtime().map(|granted| {
+        self.driver.realtime_scheduling().map(|granted| {
             granted
                 .map(|scheduling| scheduling.to_string())
                 .map_err(|refused| refused.to_string())
@@ -145,7 +145,7 @@ pub const SCALE_METHODS: &[ScaleSpec] = &[
         about: "punctual's futures on their own driver, default configuration",
         ours: true,
         measure: |args| {
-            let config = DriverConfig::new().spin_tail(SpinTail::None);
+            let config = DriverConfig::new().with_spin_tail(SpinTail::None);
             worker::measure(PunctualTimer::new(config)?, args)
         },
     },
@@ -160,7 +160,7 @@ pub const SCALE_METHODS: &[ScaleSpec] = &[
         about: "async with a learned spin tail",
         ours: true,
         measure: |args| {
-            let config = DriverConfig::new().spin_tail(async_spin::tail());
+            let config = DriverConfig::new().with_spin_tail(async_spin::tail());
             worker::measure(PunctualTimer::new(config)?, args)
         },
     },
