@@ -58,6 +58,7 @@ pub struct HybridConfig {
     pub(crate) window: usize,
     pub(crate) budget: f64,
     pub(crate) initial_margin: Duration,
+    pub(crate) back_off: bool,
 }
 
 impl HybridConfig {
@@ -73,6 +74,7 @@ impl HybridConfig {
             window: 100,
             budget: 0.25,
             initial_margin: <crate::sys::Os as crate::sys::Platform>::INITIAL_MARGIN,
+            back_off: true,
         }
     }
 
@@ -104,6 +106,15 @@ impl HybridConfig {
     /// The margin used before anything has been measured.
     pub fn initial_margin(mut self, margin: Duration) -> HybridConfig {
         self.initial_margin = margin;
+        self
+    }
+
+    /// Whether a [`Sleeper`](crate::Sleeper) backs off to native waits while its spins keep
+    /// losing the CPU (more runnable threads than cores); on by default. See
+    /// [`Sleeper::backed_off`](crate::Sleeper::backed_off). The async driver's spin tail
+    /// ignores it.
+    pub fn back_off(mut self, on: bool) -> HybridConfig {
+        self.back_off = on;
         self
     }
 

@@ -136,6 +136,11 @@ fn hybrid_counters_add_up() {
     assert_eq!(stats.sleeps, 300);
     assert!(stats.spun + stats.native_late + stats.native_only <= stats.sleeps);
     assert!(stats.capped <= stats.sleeps);
+    assert!(stats.lost_cpu <= stats.spun, "only spins lose the CPU");
+    assert!(
+        stats.backed_off <= stats.native_only,
+        "a backed-off wait is native all the way"
+    );
     assert_eq!(
         hybrid.estimator().samples(),
         100,
