@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use punctual::{Sleeper, Strategy};
+use punctual::{HybridConfig, Sleeper, Strategy};
 
 /// How many sleeps the mixed run makes; a slow timer (Wine) may ask for fewer with
 /// `PUNCTUAL_TEST_SLEEPS`, and the count it ran is printed either way.
@@ -128,7 +128,7 @@ fn spin_reports_its_spin_and_native_reports_none() {
 
 #[test]
 fn hybrid_counters_add_up() {
-    let mut hybrid = Sleeper::hybrid();
+    let mut hybrid = Sleeper::hybrid_with(HybridConfig::new().window(100)).unwrap();
     for _ in 0..300 {
         hybrid.sleep(Duration::from_micros(400));
     }
