@@ -11,8 +11,14 @@ use super::methods;
 /// state (timer slack, a learned margin, a runtime) is the method's own and no other method
 /// inherits it.
 pub trait WaitMethod {
-    /// Waits until `deadline`; returns the first clock reading taken after waking.
-    fn wait_until(&mut self, deadline: Instant) -> Instant;
+    /// Waits until `deadline`. Returns the method's own reading of when it woke, where it
+    /// takes one (punctual's `Wake::woke`), else `None`.
+    ///
+    /// The harness never times a method by that reading: every method's lateness is the
+    /// harness's own clock reading once this returns, as a caller of the method would see
+    /// it. The method's own reading is reported beside it, as what the method says of
+    /// itself.
+    fn wait_until(&mut self, deadline: Instant) -> Option<Instant>;
 
     /// CPU time used so far on this method's behalf by threads other than the measuring one
     /// (a timer driver), so that its cost is not hidden.

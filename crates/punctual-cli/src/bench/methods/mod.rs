@@ -24,8 +24,8 @@ use crate::units::format_duration;
 pub struct Punctual(pub Sleeper);
 
 impl WaitMethod for Punctual {
-    fn wait_until(&mut self, deadline: Instant) -> Instant {
-        self.0.sleep_until(deadline).woke()
+    fn wait_until(&mut self, deadline: Instant) -> Option<Instant> {
+        Some(self.0.sleep_until(deadline).woke())
     }
 
     fn note(&self) -> Option<String> {
@@ -66,11 +66,10 @@ impl AsyncPunctual {
 }
 
 impl WaitMethod for AsyncPunctual {
-    fn wait_until(&mut self, deadline: Instant) -> Instant {
+    fn wait_until(&mut self, deadline: Instant) -> Option<Instant> {
         self.last_wait = deadline.saturating_duration_since(Instant::now());
         self.runtime.block_on(self.driver.sleep_until(deadline));
-        // The same ruler as the tokio peer's: the clock read once the runtime returns.
-        Instant::now()
+        None
     }
 
     fn helper_cpu(&self) -> Duration {
