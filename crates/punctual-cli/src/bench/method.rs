@@ -30,6 +30,33 @@ pub trait WaitMethod {
     fn note(&self) -> Option<String> {
         None
     }
+
+    /// What a method with a learned spin tail counted of its own sleeps so far.
+    fn spin_counts(&self) -> Option<SpinCounts> {
+        None
+    }
+}
+
+/// The counters of a method with a learned spin tail (punctual's hybrid, `async-spin`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SpinCounts {
+    /// Sleeps with a deadline still ahead.
+    pub sleeps: u64,
+    /// Sleeps that ended in a spin.
+    pub spun: u64,
+    /// Sleeps whose margin the CPU budget cut short.
+    pub capped: u64,
+    /// Sleeps done natively all the way, no recent oversleep fitting in the budget.
+    pub native_only: u64,
+}
+
+impl std::ops::AddAssign for SpinCounts {
+    fn add_assign(&mut self, other: SpinCounts) {
+        self.sleeps += other.sleeps;
+        self.spun += other.spun;
+        self.capped += other.capped;
+        self.native_only += other.native_only;
+    }
 }
 
 /// A method the bench knows by name.

@@ -42,28 +42,44 @@ pub struct Worker {
     thread: Option<JoinHandle<()>>,
 }
 
+/// Builds a method on its measuring thread: for a real run (`None`), or on that thread's
+/// mock clock.
+pub type MakeMethod =
+    Box<dyn FnOnce(Option<&MockClock>) -> anyhow::Result<Box<dyn WaitMethod>> + Send>;
+
 impl Worker {
     /// Starts the thread and creates the method on it; `mock` swaps in a virtual clock.
     pub fn start(spec: &'static MethodSpec, mock: bool) -> anyhow::Result<Worker> {
+        Worker::spawn(
+            spec.name,
+            mock,
+            Box::new(move |clock: Option<&MockClock>| match clock {
+                Some(clock) => Ok(Box::new(MockMethod::new(spec.name, clock.clone())) as _),
+                None => (spec.create)(),
+            }),
+        )
+    }
+
+    /// Starts a thread named after `name` and builds its method there with `make`.
+    pub fn spawn(name: &'static str, mock: bool, make: MakeMethod) -> anyhow::Result<Worker> {
         let (commands, command_rx) = channel::<Option<Batch>>();
         let (result_tx, results) = channel();
         let thread = std::thread::Builder::new()
-            .name(format!("bench-{}", spec.name))
+            .name(format!("bench-{name}"))
             .spawn(move || {
-                if mock {
+                let made = if mock {
                     let clock = MockClock::new();
-                    let method = MockMethod::new(spec.name, clock.clone());
-                    serve(Box::new(method), &clock, &command_rx, &result_tx);
+                    make(Some(&clock)).map(|method| serve(method, &clock, &command_rx, &result_tx))
                 } else {
-                    match (spec.create)() {
-                        Ok(method) => serve(method, &RealClock, &command_rx, &result_tx),
-                        Err(e) => drop(result_tx.send(Err(e))),
-                    }
+                    make(None).map(|method| serve(method, &RealClock, &command_rx, &result_tx))
+                };
+                if let Err(e) = made {
+                    drop(result_tx.send(Err(e)));
                 }
             })
             .context("starting a measuring thread")?;
         Ok(Worker {
-            name: spec.name,
+            name,
             commands,
             results,
             thread: Some(thread),

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use crate::bench::clock::MockClock;
-use crate::bench::method::WaitMethod;
+use crate::bench::method::{SpinCounts, WaitMethod};
 use crate::rng::Rng;
 
 /// How a mock method wakes: `base + U[0, jitter)`, plus `tail` on every `tail_every`-th
@@ -52,6 +52,8 @@ fn profile(name: &str) -> Profile {
 }
 
 pub struct MockMethod {
+    /// Whether it stands for a method with a learned spin tail, which counts its sleeps.
+    learns: bool,
     profile: Profile,
     clock: MockClock,
     rng: Rng,
@@ -69,6 +71,7 @@ impl MockMethod {
             (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
         });
         MockMethod {
+            learns: matches!(name, "hybrid" | "async-spin"),
             profile: profile(name),
             clock,
             rng: Rng::new(seed ^ thread.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
@@ -94,5 +97,15 @@ impl WaitMethod for MockMethod {
         self.clock
             .advance_to(woke + Duration::from_nanos(return_ns), Duration::ZERO);
         Some(woke)
+    }
+
+    /// One sleep in seven capped, the rest spun: a fixed pattern, not a model.
+    fn spin_counts(&self) -> Option<SpinCounts> {
+        self.learns.then_some(SpinCounts {
+            sleeps: self.waits,
+            spun: self.waits - self.waits / 7,
+            capped: self.waits / 7,
+            native_only: 0,
+        })
     }
 }

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use punctual::future::{Driver, DriverConfig, SpinTail};
 use punctual::Sleeper;
 
-use super::method::WaitMethod;
+use super::method::{SpinCounts, WaitMethod};
 use crate::units::format_duration;
 
 /// punctual's own strategies all wait the same way; only the sleeper differs.
@@ -26,6 +26,16 @@ pub struct Punctual(pub Sleeper);
 impl WaitMethod for Punctual {
     fn wait_until(&mut self, deadline: Instant) -> Option<Instant> {
         Some(self.0.sleep_until(deadline).woke())
+    }
+
+    fn spin_counts(&self) -> Option<SpinCounts> {
+        let stats = self.0.stats();
+        (self.0.strategy() == punctual::Strategy::Hybrid).then_some(SpinCounts {
+            sleeps: stats.sleeps,
+            spun: stats.spun,
+            capped: stats.capped,
+            native_only: stats.native_only,
+        })
     }
 
     fn note(&self) -> Option<String> {
@@ -74,6 +84,16 @@ impl WaitMethod for AsyncPunctual {
 
     fn helper_cpu(&self) -> Duration {
         self.driver.cpu_time().unwrap_or_default()
+    }
+
+    fn spin_counts(&self) -> Option<SpinCounts> {
+        let stats = self.driver.stats();
+        (self.driver.config().tail() != SpinTail::None).then_some(SpinCounts {
+            sleeps: stats.wakes,
+            spun: stats.spun,
+            capped: stats.capped,
+            native_only: stats.native_only,
+        })
     }
 
     fn note(&self) -> Option<String> {
