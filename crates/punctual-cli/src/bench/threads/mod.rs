@@ -15,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::Serialize;
 
 use super::load::{Load, LoadKind};
-use super::method::{self, MethodSpec};
+use super::method::{MethodSpec, SpinCounts};
 use super::stats::{Lateness, Recorder};
 use crate::environment::Environment;
 use crate::output::progress::Progress;
@@ -204,17 +204,16 @@ fn result(
 ) -> ThreadsResult {
     let mut recorder = Recorder::default();
     let mut thread_cpu = Duration::ZERO;
-    let mut counts = None;
+    let mut counts: Option<SpinCounts> = None;
     for thread in &totals {
         recorder.merge(&thread.recorder);
         thread_cpu += thread.cpu;
         if let Some(c) = thread.spin_counts {
-            *counts.get_or_insert_with(Default::default) += c;
+            *counts.get_or_insert_with(SpinCounts::default) += c;
         }
     }
     let per_wall = |cpu: Duration| cpu.as_secs_f64() / account.wall.as_secs_f64().max(1e-9);
     let thread_cores = per_wall(thread_cpu);
-    let counts: Option<method::SpinCounts> = counts;
     ThreadsResult {
         method: spec.name.to_string(),
         ours: spec.ours,
