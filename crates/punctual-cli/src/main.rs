@@ -61,6 +61,12 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let load_threads = args.load_threads.map_or(cpus, |n| n as usize);
+    if args.frontier {
+        return bench::frontier::command::command(&args, load_threads);
+    }
+    if let Some(threads) = args.threads {
+        return bench::threads::command::command(&args, threads as usize, load_threads);
+    }
     let report = match &args.scale {
         Some(timers) => {
             let methods = scale_methods(&args.methods).unwrap_or_else(|message| {
