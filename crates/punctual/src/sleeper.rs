@@ -326,9 +326,17 @@ impl Sleeper {
         self.last_margin
     }
 
-    /// What the hybrid strategy would do now for a wait of `wait`.
+    /// What the hybrid strategy would do now for a wait of `wait`: while it is backing off
+    /// ([`Sleeper::backed_off`]), native all the way, but for the probes.
     pub fn plan(&self, wait: Duration) -> Plan {
-        self.estimator.plan(wait)
+        match self.estimator.plan(wait) {
+            plan if self.estimator.config().back_off && self.contention.backing_off() => {
+                Plan::Native {
+                    wanted: plan.wanted(),
+                }
+            }
+            plan => plan,
+        }
     }
 
     /// The estimator behind the hybrid margin.
