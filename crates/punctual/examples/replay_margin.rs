@@ -142,7 +142,7 @@ fn main() {
         }
         let rules = [
             (
-                "window 100 (the old default)",
+                "window 100, headroom 1",
                 HybridConfig::new().window(100).headroom(1.0),
             ),
             ("window 1000 (the default)", HybridConfig::new()),

@@ -34,9 +34,10 @@
 //!   dozen sleeps (it fills the top 1% of the window), a step down within about fifty.
 //! - **CPU budget**: the spin may not exceed [`HybridConfig::budget`] of the requested wait
 //!   (a quarter by default); past that the wait is native. When the tail target needs more,
-//!   the margin covers the recent oversleeps that fit in the budget and no more
+//!   the margin covers 90% of the recent oversleeps that fit in the budget and no more
 //!   ([`Plan::Capped`]): a stall longer than the budget cannot be covered anyway, and
-//!   letting it into the estimate would only burn the whole budget on every wait. When not
+//!   letting it into the estimate would only burn the whole budget on every wait; with the
+//!   tail lost to stalls, covering the top of what fits buys little for its CPU. When not
 //!   even one recent oversleep fits, there is no spin at all ([`Plan::Native`]).
 //!
 //! # Why the samples are kept by sleep length
@@ -205,6 +206,11 @@ const BUCKETS: usize = 8;
 const FIRST_BUCKET_NANOS: u64 = 16_000;
 /// A bucket with fewer samples borrows from a neighbour.
 const MIN_SAMPLES: usize = 8;
+/// The share of the oversleeps within the budget that a capped margin covers. When more
+/// than `1 - tail` of them are past the budget, the tail is lost to stalls whatever the
+/// margin; covering the top of what fits would only spin more of every wait for sleeps
+/// that are rare, and on a loaded machine cost the thread the scheduler's favour too.
+const CAPPED_TAIL: f64 = 0.9;
 /// The window size at which the headroom is [`HybridConfig::headroom`] spreads; it shrinks in
 /// proportion past it, as the error of the quantile read off the window does.
 const HEADROOM_SAMPLES: usize = 100;
@@ -371,7 +377,7 @@ impl MarginEstimator {
                 margin: budget,
                 wanted,
             },
-            Some(window) => match margin_within(window, limit, tail, headroom) {
+            Some(window) => match margin_within(window, limit, CAPPED_TAIL.min(tail), headroom) {
                 Some(nanos) => Plan::Capped {
                     margin: Duration::from_nanos(nanos),
                     wanted,
