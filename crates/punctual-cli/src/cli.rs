@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::bench::load::LoadKind;
 use crate::bench::method::{self, MethodSpec, METHODS};
 use crate::bench::scale::timers as scale_timers;
+use crate::bench::threads::WaitRange;
 use crate::bench::{Mode, Phase};
 use crate::units;
 use punctual::Strategy;
@@ -106,6 +107,25 @@ pub struct BenchArgs {
     /// came from: a stall, and the backlog after it. Some 36 bytes a timer.
     #[arg(long, value_name = "FILE", requires = "scale", value_parser = parse_timer_rows_path)]
     pub export_timers: Option<PathBuf>,
+
+    /// Frontier mode: for each --wait, in one interleaved run, punctual's native sleep then
+    /// a spin with a sweep of fixed margins (the frontier), spin_sleep with a sweep of
+    /// native accuracies, and the hybrid and async-spin placed among them: CPU per wait
+    /// against p99 and p99.9 lateness. --samples sets the samples per contender and wait
+    /// [default: about 2 s of waiting each, 500 to 5,000]; --plot draws it.
+    #[arg(long, conflicts_with_all = ["methods", "duration", "mode", "scale", "export_csv", "export_markdown"])]
+    pub frontier: bool,
+
+    /// Threads mode: N threads per method sleeping at once, each drawing its waits at
+    /// random from --wait-range, for --duration per method (methods take turns in slices of
+    /// at most a second); sleeps completed, cores used, lateness, and how often the
+    /// hybrid's margin hit its CPU cap. --methods [default: native, hybrid, spin_sleep].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024), conflicts_with_all = ["waits", "samples", "warmup", "mode", "phase", "scale", "frontier", "plot", "export_csv", "export_markdown"])]
+    pub threads: Option<u64>,
+
+    /// With --threads: the waits drawn, uniformly, both ends included [default: 100us..2ms].
+    #[arg(long, value_name = "MIN..MAX", requires = "threads", value_parser = parse_wait_range)]
+    pub wait_range: Option<WaitRange>,
 
     /// List the methods and exit.
     #[arg(long)]
@@ -320,6 +340,22 @@ fn parse_timer_counts(text: &str) -> Result<TimerCounts, String> {
             }
         })
         .collect()
+}
+
+fn parse_wait_range(text: &str) -> Result<WaitRange, String> {
+    let (min, max) = text
+        .split_once("..")
+        .ok_or_else(|| format!("`{text}` is not a range of waits: write e.g. 100us..2ms"))?;
+    let (min, max) = (
+        units::parse_wait(min.trim())?,
+        units::parse_wait(max.trim())?,
+    );
+    if min > max {
+        return Err(format!(
+            "`{text}`: the shortest wait comes first, e.g. 100us..2ms"
+        ));
+    }
+    Ok(WaitRange { min, max })
 }
 
 fn parse_duration_budget(text: &str) -> Result<Duration, String> {

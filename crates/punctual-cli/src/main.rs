@@ -98,6 +98,13 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let load_threads = args.load_threads.map_or(cpus, |n| n as usize);
+    if args.frontier {
+        return bench::frontier::command::command(&args, load_threads).map(|()| ExitCode::SUCCESS);
+    }
+    if let Some(threads) = args.threads {
+        return bench::threads::command::command(&args, threads as usize, load_threads)
+            .map(|()| ExitCode::SUCCESS);
+    }
     let scale = match &args.scale {
         Some(timers) => {
             let methods = scale_methods(&args.methods).unwrap_or_else(|message| {

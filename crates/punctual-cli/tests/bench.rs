@@ -83,6 +83,20 @@ fn json_has_the_documented_fields() {
         ],
     );
     assert!(results.iter().all(|r| r["samples"] == 300));
+    // One ruler: every row's lateness is the caller's; the sleeper's own reading, where a
+    // method takes one, is a field of its own and never later than the caller's.
+    for r in results {
+        let own = &r["self_reported_p50_ns"];
+        match r["method"].as_str().unwrap() {
+            "native" | "hybrid" | "spin" => {
+                assert!(
+                    own.as_u64().unwrap() <= r["p50_ns"].as_u64().unwrap(),
+                    "{r}"
+                )
+            }
+            _ => assert!(own.is_null(), "{r}"),
+        }
+    }
 }
 
 #[test]

@@ -99,6 +99,7 @@
 
 #![deny(missing_docs, missing_debug_implementations, unsafe_code)]
 
+mod contention;
 mod deadline;
 mod error;
 pub mod future;
@@ -145,12 +146,14 @@ thread_local! {
 /// punctual::sleep(Duration::from_micros(300));
 /// assert!(start.elapsed() >= Duration::from_micros(300));
 /// ```
+#[inline]
 pub fn sleep(duration: Duration) -> Wake {
     with_thread_sleeper(|sleeper| sleeper.sleep(duration))
 }
 
 /// Sleeps until `deadline` with this thread's hybrid [`Sleeper`]; a deadline in the past
 /// returns at once.
+#[inline]
 pub fn sleep_until(deadline: Instant) -> Wake {
     with_thread_sleeper(|sleeper| sleeper.sleep_until(deadline))
 }
@@ -159,6 +162,7 @@ pub fn sleep_until(deadline: Instant) -> Wake {
 /// counters, or to sleep with it.
 ///
 /// Called again from inside `f`, it hands the inner call a fresh sleeper rather than panic.
+#[inline]
 pub fn with_thread_sleeper<R>(f: impl FnOnce(&mut Sleeper) -> R) -> R {
     let mut f = Some(f);
     let shared = THREAD_SLEEPER.try_with(|cell| {

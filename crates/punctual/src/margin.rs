@@ -4,34 +4,41 @@
 //! # How it learns
 //!
 //! Every native sleep of the hybrid strategy reports its *oversleep*: how far past its own
-//! target it woke. The estimator keeps the last [`HybridConfig::window`] oversleeps and aims
-//! the margin at the [`HybridConfig::tail`] quantile of them (by default it covers 99%), plus
-//! [`HybridConfig::headroom`] times the distance from the median to that quantile:
+//! target it woke. The estimator keeps the last [`HybridConfig::window`] oversleeps (1000 by
+//! default) and aims the margin at the [`HybridConfig::tail`] quantile of them (by default it
+//! covers 99%), plus a headroom of [`HybridConfig::headroom`] times the distance from the
+//! median to that quantile, scaled by `100 / samples` once there are more than 100:
 //!
 //! ```text
-//! margin = q_tail + headroom * (q_tail - q_median)
+//! margin = q_tail + headroom * min(1, 100 / n) * (q_tail - q_median)
 //! ```
 //!
-//! The headroom is there because a quantile read off 100 samples is the second-largest of
-//! them, and the next sleep exceeds the second-largest of 100 with probability 2/101: aimed
-//! at the bare quantile, about 2% of sleeps overran their margin when replayed on 12,000
-//! oversleeps recorded on the development VM. A headroom of one spread cut that to the 0.9%
-//! of stalls no affordable margin covers, for 20 us more spin per 1 ms wait (see the
-//! repository's `docs/margin.md`). The spread-based headroom is zero when oversleep is
-//! steady and grows with its jitter, so it costs little where it is not needed.
+//! Why a long window: a margin that jumps around costs more CPU than a steady one for the
+//! same coverage. Read off 100 samples, the 99% quantile is the second-largest of them, and
+//! it jumps whenever one slow sleep enters or leaves the window; the next sleep exceeds it
+//! with probability 2/101, which a headroom of one spread made up for, at the price of a
+//! margin that jumped further. Read off 1000, it is the eleventh-largest: it moves by a
+//! sample's rank, not by a stall, and the error it needs headroom for is a tenth as large.
+//! Replayed on oversleep series recorded on a quiet 2-core VM this spends 5% (1 ms waits)
+//! and 27% (10 ms) less spin per wait than the 100-sample rule for the same p99 of zero
+//! (see the repository's `docs/margin.md`).
 //!
 //! Then:
 //!
-//! - **outliers**: the single largest oversleep in the window is never covered. One 3 ms
-//!   hypervisor stall does not make later sleeps spin for 3 ms; it takes a second one within
-//!   a window before the tail moves, and then the tail really is that long.
-//! - **change**: a sample leaves the window after `window` more sleeps (100 by default), so a
-//!   step up shows within a couple of sleeps and a step down within about a hundred.
+//! - **outliers**: the single largest oversleep in the window is never covered, and with
+//!   1000 samples it takes eleven stalls within the window before the tail is a stall.
+//! - **change**: a long window would keep an old level for 1000 sleeps, so it watches its
+//!   level too: when the median of its newest 100 samples is further from the median of the
+//!   100 before than their interquartile range, the level has moved (noise moves a median of
+//!   100 samples by about a tenth of that range) and the window forgets all but its newest
+//!   40 samples ([`MarginEstimator::level_shifts`] counts it). A step up shows within a
+//!   dozen sleeps (it fills the top 1% of the window), a step down within about fifty.
 //! - **CPU budget**: the spin may not exceed [`HybridConfig::budget`] of the requested wait
 //!   (a quarter by default); past that the wait is native. When the tail target needs more,
-//!   the margin covers the recent oversleeps that fit in the budget and no more
+//!   the margin covers 90% of the recent oversleeps that fit in the budget and no more
 //!   ([`Plan::Capped`]): a stall longer than the budget cannot be covered anyway, and
-//!   letting it into the estimate would only burn the whole budget on every wait. When not
+//!   letting it into the estimate would only burn the whole budget on every wait; with the
+//!   tail lost to stalls, covering the top of what fits buys little for its CPU. When not
 //!   even one recent oversleep fits, there is no spin at all ([`Plan::Native`]).
 //!
 //! # Why the samples are kept by sleep length
@@ -46,7 +53,11 @@
 //! own borrows from the nearest one that has them, longer sleeps first (their oversleep is
 //! the larger, so borrowing errs towards spinning, not towards waking late).
 
+mod window;
+
 use std::time::Duration;
+
+use window::Window;
 
 use crate::Error;
 
@@ -58,21 +69,23 @@ pub struct HybridConfig {
     pub(crate) window: usize,
     pub(crate) budget: f64,
     pub(crate) initial_margin: Duration,
+    pub(crate) back_off: bool,
 }
 
 impl HybridConfig {
     /// The largest window accepted.
     pub const MAX_WINDOW: usize = 4096;
 
-    /// The defaults: cover 99% of the last 100 oversleeps with a headroom of one spread,
-    /// spin at most a quarter of a wait.
+    /// The defaults: cover 99% of the last 1000 oversleeps with a headroom of 1.5 spreads
+    /// (for 100 samples; 0.15 for 1000), spin at most a quarter of a wait.
     pub fn new() -> HybridConfig {
         HybridConfig {
             tail: 0.99,
-            headroom: 1.0,
-            window: 100,
+            headroom: 1.5,
+            window: 1000,
             budget: 0.25,
             initial_margin: <crate::sys::Os as crate::sys::Platform>::INITIAL_MARGIN,
+            back_off: true,
         }
     }
 
@@ -83,13 +96,15 @@ impl HybridConfig {
     }
 
     /// How far past the tail quantile the margin reaches, in units of the distance from the
-    /// median oversleep to that quantile; zero aims at the bare quantile.
+    /// median oversleep to that quantile, for a window of up to 100 samples; past that it
+    /// shrinks as `100 / samples`. Zero aims at the bare quantile.
     pub fn headroom(mut self, spreads: f64) -> HybridConfig {
         self.headroom = spreads;
         self
     }
 
-    /// How many recent oversleeps of each sleep length are remembered.
+    /// How many recent oversleeps of each sleep length are remembered. A window of 400 or
+    /// more also forgets its older samples when their level shifts (see the module docs).
     pub fn window(mut self, samples: usize) -> HybridConfig {
         self.window = samples;
         self
@@ -104,6 +119,15 @@ impl HybridConfig {
     /// The margin used before anything has been measured.
     pub fn initial_margin(mut self, margin: Duration) -> HybridConfig {
         self.initial_margin = margin;
+        self
+    }
+
+    /// Whether a [`Sleeper`](crate::Sleeper) backs off to native waits while its spins keep
+    /// losing the CPU (more runnable threads than cores); on by default. See
+    /// [`Sleeper::backed_off`](crate::Sleeper::backed_off). The async driver's spin tail
+    /// ignores it.
+    pub fn back_off(mut self, on: bool) -> HybridConfig {
+        self.back_off = on;
         self
     }
 
@@ -183,6 +207,14 @@ const BUCKETS: usize = 8;
 const FIRST_BUCKET_NANOS: u64 = 16_000;
 /// A bucket with fewer samples borrows from a neighbour.
 const MIN_SAMPLES: usize = 8;
+/// The share of the oversleeps within the budget that a capped margin covers. When more
+/// than `1 - tail` of them are past the budget, the tail is lost to stalls whatever the
+/// margin; covering the top of what fits would only spin more of every wait for sleeps
+/// that are rare, and on a loaded machine cost the thread the scheduler's favour too.
+const CAPPED_TAIL: f64 = 0.9;
+/// The window size at which the headroom is [`HybridConfig::headroom`] spreads; it shrinks in
+/// proportion past it, as the error of the quantile read off the window does.
+const HEADROOM_SAMPLES: usize = 100;
 
 /// Which bucket a native length falls in, kept by a caller between planning a wait and
 /// recording its oversleep; one byte, so an async sleep carries it for free.
@@ -213,46 +245,23 @@ fn bucket_of(native: Duration) -> usize {
     (1 + log2 / 2).min(BUCKETS - 1)
 }
 
-/// The recent oversleeps of one bucket, in arrival order and in sorted order.
-#[derive(Debug, Clone, Default)]
-struct Window {
-    ring: Vec<u32>,
-    oldest: usize,
-    sorted: Vec<u32>,
+/// The margin over a window's samples no longer than `limit_nanos`, or `None` when none is.
+fn margin_within(window: &Window, limit_nanos: u64, tail: f64, headroom: f64) -> Option<u64> {
+    let sorted = window.sorted();
+    let fit = sorted.partition_point(|&x| u64::from(x) <= limit_nanos);
+    (fit > 0).then(|| tail_margin(&sorted[..fit], tail, headroom).min(limit_nanos))
 }
 
-impl Window {
-    fn push(&mut self, nanos: u32, capacity: usize) {
-        if self.ring.len() < capacity {
-            self.ring.push(nanos);
-        } else {
-            let evicted = std::mem::replace(&mut self.ring[self.oldest], nanos);
-            self.oldest = (self.oldest + 1) % capacity;
-            if let Ok(at) = self.sorted.binary_search(&evicted) {
-                self.sorted.remove(at);
-            }
-        }
-        let at = self.sorted.partition_point(|&x| x < nanos);
-        self.sorted.insert(at, nanos);
-    }
-
-    fn is_trusted(&self) -> bool {
-        self.sorted.len() >= MIN_SAMPLES
-    }
-
-    /// The margin over the samples no longer than `limit_nanos`, or `None` when none is.
-    fn margin_within(&self, limit_nanos: u64, tail: f64, headroom: f64) -> Option<u64> {
-        let fit = self
-            .sorted
-            .partition_point(|&x| u64::from(x) <= limit_nanos);
-        (fit > 0).then(|| tail_margin(&self.sorted[..fit], tail, headroom).min(limit_nanos))
-    }
+fn is_trusted(window: &Window) -> bool {
+    window.sorted().len() >= MIN_SAMPLES
 }
 
 /// `q_tail + headroom * (q_tail - q_median)` of an ascending, non-empty slice, where
-/// `q_tail` is never the single largest sample of two or more.
+/// `q_tail` is never the single largest sample of two or more, and the headroom shrinks as
+/// `HEADROOM_SAMPLES / n` past that many samples.
 fn tail_margin(sorted: &[u32], tail: f64, headroom: f64) -> u64 {
     let n = sorted.len();
+    let headroom = headroom * HEADROOM_SAMPLES as f64 / n.max(HEADROOM_SAMPLES) as f64;
     let highest_rank = if n >= 2 { n - 1 } else { 1 };
     let rank = ((tail * n as f64).ceil() as usize).clamp(1, highest_rank) - 1;
     let q_tail = f64::from(sorted[rank]);
@@ -284,6 +293,7 @@ fn tail_margin(sorted: &[u32], tail: f64, headroom: f64) -> u64 {
 pub struct MarginEstimator {
     config: HybridConfig,
     buckets: [Window; BUCKETS],
+    level_shifts: u64,
 }
 
 impl MarginEstimator {
@@ -297,6 +307,7 @@ impl MarginEstimator {
         Ok(MarginEstimator {
             config,
             buckets: Default::default(),
+            level_shifts: 0,
         })
     }
 
@@ -315,7 +326,9 @@ impl MarginEstimator {
     pub(crate) fn record_in(&mut self, class: LengthClass, oversleep: Duration) {
         let nanos = u32::try_from(oversleep.as_nanos()).unwrap_or(u32::MAX);
         let bucket = usize::from(class.0).min(BUCKETS - 1);
-        self.buckets[bucket].push(nanos, self.config.window);
+        if self.buckets[bucket].push(nanos, self.config.window) {
+            self.level_shifts += 1;
+        }
     }
 
     /// The window that speaks for native sleeps of length `native`: its own bucket's, or the
@@ -326,7 +339,7 @@ impl MarginEstimator {
             .flat_map(|d| [home + d, home.wrapping_sub(d)])
             .filter(|&b| b < BUCKETS)
             .map(|b| &self.buckets[b])
-            .find(|w| w.is_trusted())
+            .find(|w| is_trusted(w))
     }
 
     /// The learned margin for a native sleep of length `native`, without the budget.
@@ -334,7 +347,7 @@ impl MarginEstimator {
         let HybridConfig { tail, headroom, .. } = self.config;
         self.window_for(native)
             .map_or(self.config.initial_margin, |w| {
-                Duration::from_nanos(tail_margin(&w.sorted, tail, headroom))
+                Duration::from_nanos(tail_margin(w.sorted(), tail, headroom))
             })
     }
 
@@ -366,7 +379,7 @@ impl MarginEstimator {
                 margin: budget,
                 wanted,
             },
-            Some(window) => match window.margin_within(limit, tail, headroom) {
+            Some(window) => match margin_within(window, limit, CAPPED_TAIL.min(tail), headroom) {
                 Some(nanos) => Plan::Capped {
                     margin: Duration::from_nanos(nanos),
                     wanted,
@@ -377,9 +390,16 @@ impl MarginEstimator {
         (plan, class)
     }
 
+    /// How many times a window found the level of its oversleep moved (the median of its
+    /// newest hundred samples away from the hundred before's by more than their
+    /// interquartile range) and forgot all but its newest 40 samples.
+    pub fn level_shifts(&self) -> u64 {
+        self.level_shifts
+    }
+
     /// How many samples the estimator holds now, over all sleep lengths.
     pub fn samples(&self) -> usize {
-        self.buckets.iter().map(|b| b.sorted.len()).sum()
+        self.buckets.iter().map(|b| b.sorted().len()).sum()
     }
 }
 
@@ -399,17 +419,5 @@ mod tests {
         assert_eq!(bucket_of(us(1_024)), 4);
         assert_eq!(bucket_of(Duration::from_secs(3600)), BUCKETS - 1);
         assert_eq!(bucket_of(Duration::MAX), BUCKETS - 1);
-    }
-
-    #[test]
-    fn window_keeps_sorted_copy_of_ring() {
-        let mut w = Window::default();
-        for i in 0..1000u32 {
-            w.push((i * 7919) % 1013, 50);
-            let mut ring = w.ring.clone();
-            ring.sort_unstable();
-            assert_eq!(ring, w.sorted);
-        }
-        assert_eq!(w.ring.len(), 50);
     }
 }

@@ -2,8 +2,9 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
+use crate::contention::{Contention, Spin};
 use crate::margin::{HybridConfig, MarginEstimator, Plan};
-use crate::wait::{native_until, sleep_forever, spin_until};
+use crate::wait::{native_until, sleep_forever, spin_until_counted};
 use crate::{Error, Wake};
 
 /// How a [`Sleeper`] waits.
@@ -80,6 +81,13 @@ pub struct SleepStats {
     pub native_only: u64,
     /// Hybrid waits whose native part woke after the deadline itself: the margin was short.
     pub native_late: u64,
+    /// Hybrid spins that lost the CPU while spinning: they took far longer than their clock
+    /// reads account for (see [`Sleeper::backed_off`]).
+    pub lost_cpu: u64,
+    /// Hybrid waits done natively all the way because recent spins kept losing the CPU: the
+    /// machine has more runnable threads than cores, and spinning would only take CPU from
+    /// them (see [`Sleeper::backed_off`]).
+    pub backed_off: u64,
     /// Total time spent spinning, over all waits.
     pub spin_time: Duration,
 }
@@ -107,9 +115,38 @@ pub struct SleepStats {
 pub struct Sleeper {
     strategy: Strategy,
     estimator: MarginEstimator,
+    contention: Contention,
     last_margin: Duration,
     stats: SleepStats,
+    /// What the latest wait left to account for; see [`Pending`].
+    pending: Pending,
 }
+
+/// Bookkeeping the latest hybrid wait left for later, so that nothing stands between the
+/// clock reading that ends its spin and the caller getting control back: it is folded in
+/// when the next wait starts (or the counters are read).
+#[derive(Debug, Clone, Copy, Default)]
+struct Pending {
+    /// The native part's start, target and wake, when there was no time to learn from it
+    /// before the deadline.
+    native: Option<(Instant, Instant, Instant)>,
+    /// The spin, not yet counted, and whether the back-off is to judge it (a hybrid spin).
+    spin: Option<(Spin, bool)>,
+}
+
+/// How far [`Sleeper::until_spin`] took a wait.
+enum Stage {
+    Done(Wake),
+    /// The spin from `from` to the deadline is left; `judge`: the back-off learns from it.
+    Spin {
+        from: Instant,
+        judge: bool,
+    },
+}
+
+/// Learning from the native part costs about a hundred nanoseconds: done before the spin
+/// only when the deadline is at least this far off, or the spin would end late for it.
+const LEARN_BEFORE_SPIN: Duration = Duration::from_micros(2);
 
 impl Sleeper {
     /// A sleeper with the given strategy and the default [`HybridConfig`].
@@ -119,7 +156,9 @@ impl Sleeper {
             strategy,
             last_margin: config.initial_margin,
             estimator: MarginEstimator::new(config).expect("the default config is valid"),
+            contention: Contention::new(),
             stats: SleepStats::default(),
+            pending: Pending::default(),
         }
     }
 
@@ -148,7 +187,9 @@ impl Sleeper {
             strategy: Strategy::Hybrid,
             last_margin: config.initial_margin,
             estimator: MarginEstimator::new(config)?,
+            contention: Contention::new(),
             stats: SleepStats::default(),
+            pending: Pending::default(),
         })
     }
 
@@ -162,6 +203,7 @@ impl Sleeper {
     /// A duration so long that `Instant::now() + duration` overflows (such as
     /// [`Duration::MAX`]) never returns; the thread sleeps natively meanwhile, whatever the
     /// strategy, as [`std::thread::sleep`] does.
+    #[inline]
     pub fn sleep(&mut self, duration: Duration) -> Wake {
         match Instant::now().checked_add(duration) {
             Some(deadline) => self.sleep_until(deadline),
@@ -170,26 +212,61 @@ impl Sleeper {
     }
 
     /// Waits until `deadline`; a deadline already past returns at once.
+    // Inlined, and the spin with it, so that the caller's code follows the reading that ends
+    // the spin as closely as it follows a loop of its own (see `docs/margin.md`, "The return
+    // path"); everything before the spin is one call that is not inlined.
+    #[inline]
     pub fn sleep_until(&mut self, deadline: Instant) -> Wake {
-        let now = Instant::now();
-        if now >= deadline {
-            return Wake::new(deadline, now, Duration::ZERO);
-        }
-        self.stats.sleeps += 1;
-        match self.strategy {
-            Strategy::Native => Wake::new(deadline, native_until(deadline), Duration::ZERO),
-            Strategy::Spin => {
-                let woke = spin_until(deadline);
-                self.stats.spin_time += woke - now;
-                Wake::new(deadline, woke, woke - now)
+        match self.until_spin(deadline) {
+            Stage::Done(wake) => wake,
+            Stage::Spin { from, judge } => {
+                let (woke, reads) = spin_until_counted(deadline);
+                self.pending.spin = Some((
+                    Spin {
+                        started: from,
+                        ended: woke,
+                        reads,
+                    },
+                    judge,
+                ));
+                Wake::new(deadline, woke, from)
             }
-            Strategy::Hybrid => self.hybrid_until(deadline, now),
         }
     }
 
-    fn hybrid_until(&mut self, deadline: Instant, now: Instant) -> Wake {
+    /// Everything of a wait up to its spin: the whole wait when there is none.
+    #[inline(never)]
+    fn until_spin(&mut self, deadline: Instant) -> Stage {
+        self.settle();
+        let now = Instant::now();
+        if now >= deadline {
+            return Stage::Done(Wake::new(deadline, now, now));
+        }
+        self.stats.sleeps += 1;
+        match self.strategy {
+            Strategy::Native => {
+                let woke = native_until(deadline);
+                Stage::Done(Wake::new(deadline, woke, woke))
+            }
+            Strategy::Spin => Stage::Spin {
+                from: now,
+                judge: false,
+            },
+            Strategy::Hybrid => self.hybrid_until_spin(deadline, now),
+        }
+    }
+
+    fn hybrid_until_spin(&mut self, deadline: Instant, now: Instant) -> Stage {
         let wait = deadline - now;
-        let plan = self.estimator.plan(wait);
+        let plan = match self.estimator.plan(wait) {
+            plan if !self.estimator.config().back_off || self.contention.may_spin() => plan,
+            plan => {
+                self.stats.backed_off += 1;
+                Plan::Native {
+                    wanted: plan.wanted(),
+                }
+            }
+        };
         match plan {
             Plan::Hybrid { .. } => {}
             Plan::Capped { .. } => self.stats.capped += 1,
@@ -199,17 +276,48 @@ impl Sleeper {
         self.last_margin = margin;
         let target = deadline - margin;
         let native_woke = native_until(target);
-        self.estimator.record(target - now, native_woke - target);
         if native_woke >= deadline {
+            self.learn(now, target, native_woke);
             if margin > Duration::ZERO {
                 self.stats.native_late += 1;
             }
-            return Wake::new(deadline, native_woke, Duration::ZERO);
+            return Stage::Done(Wake::new(deadline, native_woke, native_woke));
         }
-        let woke = spin_until(deadline);
+        match native_woke.checked_add(LEARN_BEFORE_SPIN) {
+            Some(time_left) if time_left < deadline => self.learn(now, target, native_woke),
+            _ => self.pending.native = Some((now, target, native_woke)),
+        }
         self.stats.spun += 1;
-        self.stats.spin_time += woke - native_woke;
-        Wake::new(deadline, woke, woke - native_woke)
+        Stage::Spin {
+            from: native_woke,
+            judge: true,
+        }
+    }
+
+    fn learn(&mut self, started: Instant, target: Instant, woke: Instant) {
+        self.estimator.record(target - started, woke - target);
+    }
+
+    /// Folds in what the latest wait left pending.
+    fn settle(&mut self) {
+        if let Some((started, target, woke)) = self.pending.native.take() {
+            self.learn(started, target, woke);
+        }
+        if let Some((spin, judge)) = self.pending.spin.take() {
+            self.stats.spin_time += spin.ended - spin.started;
+            if judge && self.contention.observe(spin) {
+                self.stats.lost_cpu += 1;
+            }
+        }
+    }
+
+    /// Whether the hybrid strategy is backing off now: recent spins kept losing the CPU to
+    /// other threads (more runnable threads than cores), so its waits sleep natively, but for
+    /// one in 16 that still spins to see whether the contention has passed.
+    ///
+    /// Judged from the spins up to the one before the latest wait.
+    pub fn backed_off(&self) -> bool {
+        self.contention.backing_off()
     }
 
     /// The margin the hybrid strategy used for its latest wait (zero when it slept natively
@@ -218,20 +326,38 @@ impl Sleeper {
         self.last_margin
     }
 
-    /// What the hybrid strategy would do now for a wait of `wait`.
+    /// What the hybrid strategy would do now for a wait of `wait`: while it is backing off
+    /// ([`Sleeper::backed_off`]), native all the way, but for the probes.
     #[doc(hidden)] // Research: for replays of the margin; see `punctual::margin`.
     pub fn plan(&self, wait: Duration) -> Plan {
-        self.estimator.plan(wait)
+        match self.estimator.plan(wait) {
+            plan if self.estimator.config().back_off && self.contention.backing_off() => {
+                Plan::Native {
+                    wanted: plan.wanted(),
+                }
+            }
+            plan => plan,
+        }
     }
 
     /// The estimator behind the hybrid margin.
+    ///
+    /// The latest wait's oversleep is in it unless its spin had under 2 us to go when the
+    /// native part woke; then it is learned when the next wait starts.
     #[doc(hidden)] // Research: for replays of the margin; see `punctual::margin`.
     pub fn estimator(&self) -> &MarginEstimator {
         &self.estimator
     }
 
-    /// The counters so far.
+    /// The counters so far, the latest wait's included.
     pub fn stats(&self) -> SleepStats {
-        self.stats
+        let mut stats = self.stats;
+        if let Some((spin, judge)) = self.pending.spin {
+            stats.spin_time += spin.ended - spin.started;
+            if judge && self.contention.clone().observe(spin) {
+                stats.lost_cpu += 1;
+            }
+        }
+        stats
     }
 }

@@ -29,6 +29,20 @@ pub(crate) fn spin_until(deadline: Instant) -> Instant {
     }
 }
 
+/// [`spin_until`], also counting the clock reads it made: a spin that took far longer than
+/// its reads account for lost the CPU meanwhile.
+pub(crate) fn spin_until_counted(deadline: Instant) -> (Instant, u32) {
+    let mut reads: u32 = 0;
+    loop {
+        let now = Instant::now();
+        reads = reads.saturating_add(1);
+        if now >= deadline {
+            return (now, reads);
+        }
+        hint::spin_loop();
+    }
+}
+
 /// What a wait for a deadline past the end of `Instant` does: sleep natively, forever.
 pub(crate) fn sleep_forever() -> ! {
     const DAY: Duration = Duration::from_secs(24 * 60 * 60);

@@ -8,16 +8,18 @@ use std::time::{Duration, Instant};
 pub struct Wake {
     deadline: Instant,
     woke: Instant,
-    spun: Duration,
+    /// When the spin began (`woke` when there was none): the spin's length is computed when
+    /// asked for, not on the way back to the caller.
+    spin_started: Instant,
 }
 
 impl Wake {
-    pub(crate) fn new(deadline: Instant, woke: Instant, spun: Duration) -> Wake {
+    pub(crate) fn new(deadline: Instant, woke: Instant, spin_started: Instant) -> Wake {
         debug_assert!(woke >= deadline, "a wake before its deadline");
         Wake {
             deadline,
             woke,
-            spun,
+            spin_started,
         }
     }
 
@@ -40,6 +42,6 @@ impl Wake {
 
     /// How long the wait busy-spun (zero for a purely native wait).
     pub fn spun(&self) -> Duration {
-        self.spun
+        self.woke.saturating_duration_since(self.spin_started)
     }
 }

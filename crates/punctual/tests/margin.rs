@@ -19,6 +19,24 @@ fn bare() -> MarginEstimator {
     MarginEstimator::new(HybridConfig::new().headroom(0.0)).unwrap()
 }
 
+/// The bare quantile of a short window (100 samples, the default before the long window):
+/// no level-shift check, so every sample leaves after exactly 100 more.
+fn bare_short() -> MarginEstimator {
+    MarginEstimator::new(HybridConfig::new().headroom(0.0).window(100)).unwrap()
+}
+
+/// A reproducible uniform noise in `[base, base + width)` microseconds (xorshift64).
+struct Noise(u64);
+
+impl Noise {
+    fn next(&mut self, base_us: u64, width_us: u64) -> Duration {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        Duration::from_nanos(base_us * 1_000 + self.0 % (width_us * 1_000))
+    }
+}
+
 fn feed(est: &mut MarginEstimator, native: Duration, oversleep: Duration, times: usize) {
     for _ in 0..times {
         est.record(native, oversleep);
@@ -52,7 +70,7 @@ fn the_margin_covers_the_tail_of_recent_oversleeps() {
 
 #[test]
 fn headroom_adds_spreads_from_the_median_to_the_tail() {
-    let mut est = estimator();
+    let mut est = MarginEstimator::new(HybridConfig::new().headroom(1.0)).unwrap();
     for us in 1..=100u32 {
         est.record(NATIVE, US * us);
     }
@@ -82,7 +100,7 @@ fn one_outlier_does_not_move_the_margin() {
 
 #[test]
 fn a_second_outlier_is_a_real_tail_and_ages_out_within_the_window() {
-    let mut est = bare();
+    let mut est = bare_short();
     feed(&mut est, NATIVE, US * 30, 150);
     est.record(NATIVE, Duration::from_millis(3));
     est.record(NATIVE, Duration::from_millis(3));
@@ -100,7 +118,7 @@ fn a_second_outlier_is_a_real_tail_and_ages_out_within_the_window() {
 
 #[test]
 fn a_step_change_is_followed_within_about_a_hundred_sleeps() {
-    let mut est = bare();
+    let mut est = bare_short();
     feed(&mut est, NATIVE, US * 20, 200);
     // Step up: the second slow sample already moves the tail.
     est.record(NATIVE, US * 80);
@@ -120,6 +138,84 @@ fn a_step_change_is_followed_within_about_a_hundred_sleeps() {
         est.plan(WAIT).margin(),
         US * 20,
         "followed within 99 sleeps"
+    );
+}
+
+#[test]
+fn stationary_noise_gives_a_steady_margin_near_the_true_quantile() {
+    // Oversleep uniform over 20 to 40 us: the true 99% quantile is 39.8 us, the median 30.
+    let mut est = estimator();
+    let mut noise = Noise(0x9E37_79B9_7F4A_7C15);
+    for _ in 0..1_000 {
+        est.record(NATIVE, noise.next(20, 20));
+    }
+    let (mut lowest, mut highest) = (Duration::MAX, Duration::ZERO);
+    for _ in 0..10_000 {
+        est.record(NATIVE, noise.next(20, 20));
+        let margin = est.plan(WAIT).margin();
+        lowest = lowest.min(margin);
+        highest = highest.max(margin);
+    }
+    // The band: from the 98.5% quantile (39.7 us) to the 99.7% quantile plus the long
+    // window's headroom, 0.15 of the 10 us spread (40.94 + 1.5 us).
+    assert!(lowest >= US * 39_700 / 1_000, "fell to {lowest:?}");
+    assert!(highest <= US * 42_440 / 1_000, "rose to {highest:?}");
+    assert!(
+        highest - lowest <= US,
+        "steady: {lowest:?} to {highest:?} over 10,000 sleeps"
+    );
+    assert_eq!(est.level_shifts(), 0, "noise is not a change of level");
+}
+
+#[test]
+fn the_default_window_follows_a_step_up_and_down_within_a_hundred_sleeps() {
+    let mut est = estimator();
+    let mut noise = Noise(0x2545_F491_4F6C_DD1D);
+    for _ in 0..1_000 {
+        est.record(NATIVE, noise.next(20, 4));
+    }
+    assert!(est.plan(WAIT).margin() < US * 25);
+    let up = (1..=100)
+        .find(|_| {
+            est.record(NATIVE, noise.next(80, 4));
+            est.plan(WAIT).margin() >= US * 80
+        })
+        .expect("a step up is covered within 100 sleeps");
+    assert!(up <= 15, "the tail moved after {up} sleeps");
+    for _ in 0..1_000 {
+        est.record(NATIVE, noise.next(80, 4));
+    }
+    let down = (1..=100)
+        .find(|_| {
+            est.record(NATIVE, noise.next(20, 4));
+            est.plan(WAIT).margin() < US * 30
+        })
+        .expect("a step down is followed within 100 sleeps");
+    assert!(down > 20, "not before the new level is clear: {down}");
+    assert!(est.level_shifts() >= 1);
+}
+
+#[test]
+fn stalls_under_one_percent_of_a_long_window_barely_move_the_margin() {
+    let mut est = estimator();
+    let mut noise = Noise(7);
+    for _ in 0..1_000 {
+        est.record(NATIVE, noise.next(20, 4));
+    }
+    let before = est.plan(WAIT).margin();
+    est.record(NATIVE, US * 200);
+    let after = est.plan(WAIT).margin();
+    // The stall only moves the quantile up by one rank among the noise.
+    assert!(
+        after < before + US / 10,
+        "a stall within the budget: {before:?} then {after:?}"
+    );
+    for _ in 0..8 {
+        est.record(NATIVE, Duration::from_millis(3));
+    }
+    assert!(
+        est.plan(WAIT).margin() < US * 30,
+        "nine stalls in 1,000 sleeps are under 1% of them"
     );
 }
 

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use punctual::{Sleeper, Strategy};
+use punctual::{HybridConfig, Sleeper, Strategy};
 use punctual_test_support::xorshift;
 
 /// How many sleeps the mixed run makes; a slow timer (Wine) may ask for fewer with
@@ -127,7 +127,7 @@ fn spin_reports_its_spin_and_native_reports_none() {
 
 #[test]
 fn hybrid_counters_add_up() {
-    let mut hybrid = Sleeper::hybrid();
+    let mut hybrid = Sleeper::hybrid_with(HybridConfig::new().window(100)).unwrap();
     for _ in 0..300 {
         hybrid.sleep(Duration::from_micros(400));
     }
@@ -135,6 +135,11 @@ fn hybrid_counters_add_up() {
     assert_eq!(stats.sleeps, 300);
     assert!(stats.spun + stats.native_late + stats.native_only <= stats.sleeps);
     assert!(stats.capped <= stats.sleeps);
+    assert!(stats.lost_cpu <= stats.spun, "only spins lose the CPU");
+    assert!(
+        stats.backed_off <= stats.native_only,
+        "a backed-off wait is native all the way"
+    );
     assert_eq!(
         hybrid.estimator().samples(),
         100,

@@ -11,8 +11,14 @@ use super::methods;
 /// state (timer slack, a learned margin, a runtime) is the method's own and no other method
 /// inherits it.
 pub trait WaitMethod {
-    /// Waits until `deadline`; returns the first clock reading taken after waking.
-    fn wait_until(&mut self, deadline: Instant) -> Instant;
+    /// Waits until `deadline`. Returns the method's own reading of when it woke, where it
+    /// takes one (punctual's `Wake::woke`), else `None`.
+    ///
+    /// The harness never times a method by that reading: every method's lateness is the
+    /// harness's own clock reading once this returns, as a caller of the method would see
+    /// it. The method's own reading is reported beside it, as what the method says of
+    /// itself.
+    fn wait_until(&mut self, deadline: Instant) -> Option<Instant>;
 
     /// CPU time used so far on this method's behalf by threads other than the measuring one
     /// (a timer driver), so that its cost is not hidden.
@@ -23,6 +29,33 @@ pub trait WaitMethod {
     /// Something a reader of the results should know (a degraded timer, a learned margin).
     fn note(&self) -> Option<String> {
         None
+    }
+
+    /// What a method with a learned spin tail counted of its own sleeps so far.
+    fn spin_counts(&self) -> Option<SpinCounts> {
+        None
+    }
+}
+
+/// The counters of a method with a learned spin tail (punctual's hybrid, `async-spin`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SpinCounts {
+    /// Sleeps with a deadline still ahead.
+    pub sleeps: u64,
+    /// Sleeps that ended in a spin.
+    pub spun: u64,
+    /// Sleeps whose margin the CPU budget cut short.
+    pub capped: u64,
+    /// Sleeps done natively all the way, no recent oversleep fitting in the budget.
+    pub native_only: u64,
+}
+
+impl std::ops::AddAssign for SpinCounts {
+    fn add_assign(&mut self, other: SpinCounts) {
+        self.sleeps += other.sleeps;
+        self.spun += other.spun;
+        self.capped += other.capped;
+        self.native_only += other.native_only;
     }
 }
 

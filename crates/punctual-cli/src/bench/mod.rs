@@ -5,12 +5,15 @@
 //! them alike. Only one method runs at a time, each on a thread of its own.
 
 pub mod clock;
+pub mod frontier;
 pub mod load;
 pub mod method;
 pub mod methods;
 pub mod recommend;
 pub mod scale;
+mod sink;
 pub mod stats;
+pub mod threads;
 mod worker;
 
 use std::sync::atomic::Ordering;

@@ -182,6 +182,8 @@ mod tests {
                 early_max_ns: 0,
                 missed: 0,
                 cpu_ns_per_wait: (cpu_share * 1e6) as u64,
+                self_reported_p50_ns: None,
+                self_reported_p99_ns: None,
             },
             cpu_share,
             note: None,

@@ -8,10 +8,13 @@ use serde::{Deserialize, Serialize};
 /// One measured wait.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sample {
-    /// Woke minus deadline; negative for an early wake.
+    /// The harness's clock reading after the method returned, minus the deadline; negative
+    /// for an early wake.
     pub lateness_ns: i64,
     /// CPU time the wait used.
     pub cpu_ns: u64,
+    /// The method's own wake reading minus the deadline, where it reports one.
+    pub self_reported_ns: Option<i64>,
 }
 
 /// Collects the samples of one method at one wait length.
@@ -28,6 +31,8 @@ pub struct Recorder {
     cpu_sum_ns: u128,
     missed: u64,
     wall_ns: u128,
+    /// The methods' own wake readings (punctual's `Wake::woke`), where they report them.
+    self_reported: Option<Histogram<u64>>,
 }
 
 /// The longest lateness the histogram holds exactly to 3 significant figures; beyond it
@@ -37,8 +42,7 @@ const HIGHEST_NS: u64 = 3_600_000_000_000;
 impl Default for Recorder {
     fn default() -> Self {
         Recorder {
-            histogram: Histogram::new_with_bounds(1, HIGHEST_NS, 3)
-                .expect("valid histogram bounds"),
+            histogram: histogram(),
             count: 0,
             min_ns: i64::MAX,
             max_ns: 0,
@@ -48,8 +52,13 @@ impl Default for Recorder {
             cpu_sum_ns: 0,
             missed: 0,
             wall_ns: 0,
+            self_reported: None,
         }
     }
+}
+
+fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, HIGHEST_NS, 3).expect("valid histogram bounds")
 }
 
 impl Recorder {
@@ -65,6 +74,34 @@ impl Recorder {
         let late = sample.lateness_ns.max(0) as u64;
         self.max_ns = self.max_ns.max(late);
         self.histogram.saturating_record(late.min(HIGHEST_NS));
+        if let Some(reported_ns) = sample.self_reported_ns {
+            let reported = reported_ns.max(0) as u64;
+            self.self_reported
+                .get_or_insert_with(histogram)
+                .saturating_record(reported.min(HIGHEST_NS));
+        }
+    }
+
+    /// Adds everything `other` recorded, as if its samples had been recorded here.
+    pub fn merge(&mut self, other: &Recorder) {
+        self.count += other.count;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+        self.sum_ns += other.sum_ns;
+        self.early += other.early;
+        self.early_max_ns = self.early_max_ns.max(other.early_max_ns);
+        self.cpu_sum_ns += other.cpu_sum_ns;
+        self.missed += other.missed;
+        self.wall_ns += other.wall_ns;
+        self.histogram
+            .add(&other.histogram)
+            .expect("recorders' histograms share their bounds");
+        if let Some(theirs) = &other.self_reported {
+            self.self_reported
+                .get_or_insert_with(histogram)
+                .add(theirs)
+                .expect("recorders' histograms share their bounds");
+        }
     }
 
     /// Grid points skipped because the method woke too late to make them.
@@ -109,6 +146,14 @@ impl Recorder {
             early_max_ns: self.early_max_ns,
             missed: self.missed,
             cpu_ns_per_wait: (self.cpu_sum_ns / u128::from(n)) as u64,
+            self_reported_p50_ns: self
+                .self_reported
+                .as_ref()
+                .map(|h| h.value_at_quantile(0.5)),
+            self_reported_p99_ns: self
+                .self_reported
+                .as_ref()
+                .map(|h| h.value_at_quantile(0.99)),
         }
     }
 }
@@ -149,6 +194,12 @@ pub struct Summary {
     pub missed: u64,
     /// CPU time per wait, on the waiting thread plus any helper thread of the method.
     pub cpu_ns_per_wait: u64,
+    /// Median lateness by the method's own wake reading (punctual's `Wake::woke`), taken
+    /// before it returned to the caller; the lateness columns are the caller's reading.
+    /// `null` for methods that report none.
+    pub self_reported_p50_ns: Option<u64>,
+    /// 99th percentile lateness by the method's own wake reading.
+    pub self_reported_p99_ns: Option<u64>,
 }
 
 #[cfg(test)]
@@ -162,6 +213,7 @@ mod tests {
             rec.record(Sample {
                 lateness_ns,
                 cpu_ns: 1_000,
+                self_reported_ns: None,
             });
         }
         let s = rec.summary();
@@ -174,6 +226,27 @@ mod tests {
     }
 
     #[test]
+    fn merged_recorders_sum_up_as_one() {
+        let samples = [100, -30, 2_000, 50, 7];
+        let (mut one, mut a, mut b) = (
+            Recorder::default(),
+            Recorder::default(),
+            Recorder::default(),
+        );
+        for (i, &lateness_ns) in samples.iter().enumerate() {
+            let sample = Sample {
+                lateness_ns,
+                cpu_ns: 10,
+                self_reported_ns: None,
+            };
+            one.record(sample);
+            if i % 2 == 0 { &mut a } else { &mut b }.record(sample);
+        }
+        a.merge(&b);
+        assert_eq!(a.summary(), one.summary());
+    }
+
+    #[test]
     fn no_percentile_is_past_the_exact_maximum() {
         // 3,631,000 ns falls in a histogram bucket that stands for up to 3,631,103 ns.
         let mut rec = Recorder::default();
@@ -181,6 +254,7 @@ mod tests {
             rec.record(Sample {
                 lateness_ns,
                 cpu_ns: 0,
+                self_reported_ns: None,
             });
         }
         let l = rec.summary().lateness;
@@ -195,6 +269,7 @@ mod tests {
             rec.record(Sample {
                 lateness_ns,
                 cpu_ns: 0,
+                self_reported_ns: None,
             });
         }
         let l = rec.summary().lateness;

@@ -42,28 +42,44 @@ pub struct Worker {
     thread: Option<JoinHandle<()>>,
 }
 
+/// Builds a method on its measuring thread: for a real run (`None`), or on that thread's
+/// mock clock.
+pub type MakeMethod =
+    Box<dyn FnOnce(Option<&MockClock>) -> anyhow::Result<Box<dyn WaitMethod>> + Send>;
+
 impl Worker {
     /// Starts the thread and creates the method on it; `mock` swaps in a virtual clock.
     pub fn start(spec: &'static MethodSpec, mock: bool) -> anyhow::Result<Worker> {
+        Worker::spawn(
+            spec.name,
+            mock,
+            Box::new(move |clock: Option<&MockClock>| match clock {
+                Some(clock) => Ok(Box::new(MockMethod::new(spec.name, clock.clone())) as _),
+                None => (spec.create)(),
+            }),
+        )
+    }
+
+    /// Starts a thread named after `name` and builds its method there with `make`.
+    pub fn spawn(name: &'static str, mock: bool, make: MakeMethod) -> anyhow::Result<Worker> {
         let (commands, command_rx) = channel::<Option<Batch>>();
         let (result_tx, results) = channel();
         let thread = std::thread::Builder::new()
-            .name(format!("bench-{}", spec.name))
+            .name(format!("bench-{name}"))
             .spawn(move || {
-                if mock {
+                let made = if mock {
                     let clock = MockClock::new();
-                    let method = MockMethod::new(spec.name, clock.clone());
-                    serve(Box::new(method), &clock, &command_rx, &result_tx);
+                    make(Some(&clock)).map(|method| serve(method, &clock, &command_rx, &result_tx))
                 } else {
-                    match (spec.create)() {
-                        Ok(method) => serve(method, &RealClock, &command_rx, &result_tx),
-                        Err(e) => drop(result_tx.send(Err(e))),
-                    }
+                    make(None).map(|method| serve(method, &RealClock, &command_rx, &result_tx))
+                };
+                if let Err(e) = made {
+                    drop(result_tx.send(Err(e)));
                 }
             })
             .context("starting a measuring thread")?;
         Ok(Worker {
-            name: spec.name,
+            name,
             commands,
             results,
             thread: Some(thread),
@@ -155,7 +171,10 @@ fn measure(method: &mut dyn WaitMethod, clock: &dyn Clock, batch: Batch) -> Batc
                 (deadline, Some(due))
             }
         };
-        let woke = method.wait_until(deadline);
+        let reported = method.wait_until(deadline);
+        // One ruler for every method: the clock as the caller reads it once the method has
+        // returned, whatever the method read inside.
+        let woke = clock.now();
         let cpu = clock.thread_cpu().saturating_sub(cpu_before);
         if let Some(due) = due {
             grid.advance(&due, woke);
@@ -163,6 +182,7 @@ fn measure(method: &mut dyn WaitMethod, clock: &dyn Clock, batch: Batch) -> Batc
         samples.push(Sample {
             lateness_ns: signed_nanos(woke, deadline),
             cpu_ns: cpu.as_nanos() as u64,
+            self_reported_ns: reported.map(|at| signed_nanos(at, deadline)),
         });
     }
     BatchResult {
@@ -183,10 +203,90 @@ fn scramble_span(wait: Duration, mode: Mode) -> Duration {
     }
 }
 
-fn signed_nanos(woke: Instant, deadline: Instant) -> i64 {
+pub fn signed_nanos(woke: Instant, deadline: Instant) -> i64 {
     if woke >= deadline {
         i64::try_from((woke - deadline).as_nanos()).unwrap_or(i64::MAX)
     } else {
         -i64::try_from((deadline - woke).as_nanos()).unwrap_or(i64::MAX)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reports a wake `reported_ns` from the deadline but hands control back `returns_ns`
+    /// after it.
+    struct SlowReturn {
+        clock: MockClock,
+        reported_ns: i64,
+        returns_ns: u64,
+    }
+
+    impl WaitMethod for SlowReturn {
+        fn wait_until(&mut self, deadline: Instant) -> Option<Instant> {
+            self.clock.advance_to(
+                deadline + Duration::from_nanos(self.returns_ns),
+                Duration::ZERO,
+            );
+            Some(match self.reported_ns {
+                ns if ns >= 0 => deadline + Duration::from_nanos(ns as u64),
+                ns => deadline - Duration::from_nanos(ns.unsigned_abs()),
+            })
+        }
+    }
+
+    fn one_sample(reported_ns: i64, returns_ns: u64) -> Sample {
+        let clock = MockClock::new();
+        let mut method = SlowReturn {
+            clock: clock.clone(),
+            reported_ns,
+            returns_ns,
+        };
+        let batch = Batch {
+            mode: Mode::Single,
+            phase: Phase::Aligned,
+            wait: Duration::from_millis(1),
+            count: 1,
+            seed: 1,
+        };
+        measure(&mut method, &clock, batch).samples[0]
+    }
+
+    #[test]
+    fn lateness_is_the_callers_reading_after_the_method_returns() {
+        let sample = one_sample(30, 180);
+        assert_eq!(
+            (sample.lateness_ns, sample.self_reported_ns),
+            (180, Some(30))
+        );
+    }
+
+    #[test]
+    fn an_early_wake_is_judged_by_the_callers_reading() {
+        // A method whose own reading says early, but which returned after the deadline, did
+        // not wake its caller early; one that returned before it did, whatever it says.
+        assert_eq!(one_sample(-100, 500).lateness_ns, 500);
+        let clock = MockClock::new();
+        struct ReturnsEarly(MockClock);
+        impl WaitMethod for ReturnsEarly {
+            fn wait_until(&mut self, deadline: Instant) -> Option<Instant> {
+                self.0
+                    .advance_to(deadline - Duration::from_nanos(40), Duration::ZERO);
+                Some(deadline)
+            }
+        }
+        let batch = Batch {
+            mode: Mode::Single,
+            phase: Phase::Aligned,
+            wait: Duration::from_millis(1),
+            count: 1,
+            seed: 1,
+        };
+        let sample = measure(&mut ReturnsEarly(clock.clone()), &clock, batch).samples[0];
+        assert_eq!(
+            (sample.lateness_ns, sample.self_reported_ns),
+            (-40, Some(0))
+        );
     }
 }

@@ -7,7 +7,7 @@ use crate::bench::{Mode, Report, RunMode};
 /// One row per method and wait (in scale mode, per method and N); nanoseconds throughout.
 pub struct CsvExporter;
 
-const HEADER: &str = "method,ours,wait_ns,mode,samples,min_ns,mean_ns,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,early,early_max_ns,missed,cpu_ns_per_wait,cpu_share";
+const HEADER: &str = "method,ours,wait_ns,mode,samples,min_ns,mean_ns,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,early,early_max_ns,missed,cpu_ns_per_wait,cpu_share,self_reported_p50_ns,self_reported_p99_ns";
 
 const SCALE_HEADER: &str = "method,ours,timers,rounds,samples,min_ns,mean_ns,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,early,longest_stall_ns,stalls,cpu_ns_per_timer,driver_cpu_ns_per_timer,driver_fire_lateness_mean_ns,driver_fire_lateness_max_ns,rss_bytes_per_timer,timer_bytes,setup_overran,executor_floor_ns_per_task,allocator";
 
@@ -68,7 +68,7 @@ impl Exporter for CsvExporter {
             };
             writeln!(
                 out,
-                "{},{},{},{mode},{},{},{},{},{:.6}",
+                "{},{},{},{mode},{},{},{},{},{:.6},{},{}",
                 r.method,
                 r.ours,
                 r.wait_ns,
@@ -76,7 +76,9 @@ impl Exporter for CsvExporter {
                 s.early_max_ns,
                 s.missed,
                 s.cpu_ns_per_wait,
-                r.cpu_share
+                r.cpu_share,
+                maybe(s.self_reported_p50_ns),
+                maybe(s.self_reported_p99_ns)
             )?;
         }
         Ok(out.into_bytes())

@@ -87,6 +87,7 @@ impl ThreadStats {
         self.lateness.record(Sample {
             lateness_ns: i64::try_from(ns).unwrap_or(i64::MAX),
             cpu_ns: 0,
+            self_reported_ns: None,
         });
         self.cycles += 1;
     }

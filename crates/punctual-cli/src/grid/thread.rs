@@ -120,7 +120,11 @@ impl Periods for MockPeriods {
     fn next(&mut self, _stop: &dyn Fn(Instant) -> bool) -> Option<Period> {
         let due = self.grid.due(self.clock.now());
         let deadline = due.deadline().expect("mock grids are short");
-        let woke = self.method.wait_until(deadline);
+        // As the real grid does, by the sleeper's own reading (`Wake::woke` of its tick).
+        let woke = self
+            .method
+            .wait_until(deadline)
+            .expect("the mock of a punctual strategy reports its wake");
         self.grid.advance(&due, woke);
         Some(Period {
             lateness: woke - deadline,

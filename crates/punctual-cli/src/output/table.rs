@@ -155,8 +155,20 @@ pub fn render(report: &Report) -> String {
                 let _ = writeln!(out, "  {note}");
             }
         }
+        for r in &rows {
+            let s = &r.summary;
+            if let (Some(p50), Some(p99)) = (s.self_reported_p50_ns, s.self_reported_p99_ns) {
+                let _ = writeln!(
+                    out,
+                    "  {}: by its own wake reading, before returning: p50 {}, p99 {}",
+                    r.method,
+                    format_nanos(p50 as f64),
+                    format_nanos(p99 as f64)
+                );
+            }
+        }
     }
-    out.push_str("\n  * punctual's own methods. Early wakes count as 0 in the percentiles; cpu is CPU time per wait, and its share of the wait.\n");
+    out.push_str("\n  * punctual's own methods. Lateness is the bench's clock reading once the method has returned, for every method; early wakes count as 0 in the percentiles; cpu is CPU time per wait, and its share of the wait.\n");
     if any_over_the_wait(report) {
         let _ = writeln!(out, "  {OVER_THE_WAIT}.");
     }

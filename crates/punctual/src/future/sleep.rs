@@ -327,7 +327,7 @@ impl Sleep {
         if !self.planned.margin().is_zero() {
             self.driver.core().count_spin(spun);
         }
-        Wake::new(self.deadline, woke, spun)
+        Wake::new(self.deadline, woke, start)
     }
 }
 
@@ -342,7 +342,7 @@ impl Future for Sleep {
         let now = Instant::now();
         if now >= this.deadline {
             this.complete(now);
-            return Poll::Ready(Wake::new(this.deadline, now, Duration::ZERO));
+            return Poll::Ready(Wake::new(this.deadline, now, now));
         }
         match this.arm(cx.waker(), now) {
             Armed::Waiting => Poll::Pending,

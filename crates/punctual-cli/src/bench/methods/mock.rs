@@ -5,11 +5,13 @@
 use std::time::{Duration, Instant};
 
 use crate::bench::clock::MockClock;
-use crate::bench::method::WaitMethod;
+use crate::bench::method::{SpinCounts, WaitMethod};
 use crate::rng::Rng;
 
 /// How a mock method wakes: `base + U[0, jitter)`, plus `tail` on every `tail_every`-th
 /// wait; its CPU cost is `cpu` plus, for spinning methods, `spin_share` of the wait.
+/// punctual's own sync strategies report their own wake reading, and their caller gets
+/// control back `return_ns` after it, as on a real machine.
 #[derive(Debug, Clone, Copy)]
 struct Profile {
     base_ns: u64,
@@ -18,6 +20,7 @@ struct Profile {
     tail_ns: u64,
     cpu_ns: u64,
     spin_share: f64,
+    return_ns: Option<u64>,
 }
 
 fn profile(name: &str) -> Profile {
@@ -28,11 +31,16 @@ fn profile(name: &str) -> Profile {
         tail_ns,
         cpu_ns,
         spin_share,
+        return_ns: None,
+    };
+    let reporting = |profile: Profile, return_ns| Profile {
+        return_ns: Some(return_ns),
+        ..profile
     };
     match name {
-        "native" => p(18_000, 6_000, 250_000, 3_000, 0.0),
-        "hybrid" => p(30, 60, 20_000, 9_000, 0.0),
-        "spin" => p(20, 30, 0, 0, 1.0),
+        "native" => reporting(p(18_000, 6_000, 250_000, 3_000, 0.0), 60),
+        "hybrid" => reporting(p(30, 60, 20_000, 9_000, 0.0), 120),
+        "spin" => reporting(p(20, 30, 0, 0, 1.0), 160),
         "async" => p(24_000, 6_000, 300_000, 6_500, 0.0),
         "async-spin" => p(140, 40, 20_000, 20_000, 0.045),
         "std" => p(70_000, 25_000, 300_000, 3_500, 0.0),
@@ -44,6 +52,8 @@ fn profile(name: &str) -> Profile {
 }
 
 pub struct MockMethod {
+    /// Whether it stands for a method with a learned spin tail, which counts its sleeps.
+    learns: bool,
     profile: Profile,
     clock: MockClock,
     rng: Rng,
@@ -61,6 +71,7 @@ impl MockMethod {
             (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
         });
         MockMethod {
+            learns: matches!(name, "hybrid" | "async-spin"),
             profile: profile(name),
             clock,
             rng: Rng::new(seed ^ thread.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
@@ -70,7 +81,7 @@ impl MockMethod {
 }
 
 impl WaitMethod for MockMethod {
-    fn wait_until(&mut self, deadline: Instant) -> Instant {
+    fn wait_until(&mut self, deadline: Instant) -> Option<Instant> {
         use crate::bench::clock::Clock;
         self.waits += 1;
         let p = self.profile;
@@ -81,6 +92,20 @@ impl WaitMethod for MockMethod {
         let wait = deadline.saturating_duration_since(self.clock.now());
         let cpu = Duration::from_nanos(p.cpu_ns) + wait.mul_f64(p.spin_share);
         let woke = deadline.max(self.clock.now()) + Duration::from_nanos(late);
-        self.clock.advance_to(woke, cpu)
+        self.clock.advance_to(woke, cpu);
+        let return_ns = p.return_ns?;
+        self.clock
+            .advance_to(woke + Duration::from_nanos(return_ns), Duration::ZERO);
+        Some(woke)
+    }
+
+    /// One sleep in seven capped, the rest spun: a fixed pattern, not a model.
+    fn spin_counts(&self) -> Option<SpinCounts> {
+        self.learns.then_some(SpinCounts {
+            sleeps: self.waits,
+            spun: self.waits - self.waits / 7,
+            capped: self.waits / 7,
+            native_only: 0,
+        })
     }
 }

@@ -17,15 +17,25 @@ use std::time::{Duration, Instant};
 use punctual::future::{Driver, DriverConfig, SpinTail};
 use punctual::Sleeper;
 
-use super::method::WaitMethod;
+use super::method::{SpinCounts, WaitMethod};
 use crate::units::format_duration;
 
 /// punctual's own strategies all wait the same way; only the sleeper differs.
 pub struct Punctual(pub Sleeper);
 
 impl WaitMethod for Punctual {
-    fn wait_until(&mut self, deadline: Instant) -> Instant {
-        self.0.sleep_until(deadline).woke()
+    fn wait_until(&mut self, deadline: Instant) -> Option<Instant> {
+        Some(self.0.sleep_until(deadline).woke())
+    }
+
+    fn spin_counts(&self) -> Option<SpinCounts> {
+        let stats = self.0.stats();
+        (self.0.strategy() == punctual::Strategy::Hybrid).then_some(SpinCounts {
+            sleeps: stats.sleeps,
+            spun: stats.spun,
+            capped: stats.capped,
+            native_only: stats.native_only,
+        })
     }
 
     fn note(&self) -> Option<String> {
@@ -66,15 +76,24 @@ impl AsyncPunctual {
 }
 
 impl WaitMethod for AsyncPunctual {
-    fn wait_until(&mut self, deadline: Instant) -> Instant {
+    fn wait_until(&mut self, deadline: Instant) -> Option<Instant> {
         self.last_wait = deadline.saturating_duration_since(Instant::now());
         self.runtime.block_on(self.driver.sleep_until(deadline));
-        // The same ruler as the tokio peer's: the clock read once the runtime returns.
-        Instant::now()
+        None
     }
 
     fn helper_cpu(&self) -> Duration {
         self.driver.cpu_time().unwrap_or_default()
+    }
+
+    fn spin_counts(&self) -> Option<SpinCounts> {
+        let stats = self.driver.stats();
+        (self.driver.config().spin_tail() != SpinTail::None).then_some(SpinCounts {
+            sleeps: stats.wakes,
+            spun: stats.spun,
+            capped: stats.capped,
+            native_only: stats.native_only,
+        })
     }
 
     fn note(&self) -> Option<String> {

@@ -6,9 +6,9 @@ use crate::bench::method::{MethodSpec, WaitMethod};
 struct StdSleep;
 
 impl WaitMethod for StdSleep {
-    fn wait_until(&mut self, deadline: Instant) -> Instant {
+    fn wait_until(&mut self, deadline: Instant) -> Option<Instant> {
         std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
-        Instant::now()
+        None
     }
 }
 

@@ -6,10 +6,10 @@ use crate::bench::method::{MethodSpec, WaitMethod};
 struct Tokio(tokio::runtime::Runtime);
 
 impl WaitMethod for Tokio {
-    fn wait_until(&mut self, deadline: Instant) -> Instant {
+    fn wait_until(&mut self, deadline: Instant) -> Option<Instant> {
         self.0
             .block_on(async { tokio::time::sleep_until(deadline.into()).await });
-        Instant::now()
+        None
     }
 }
 

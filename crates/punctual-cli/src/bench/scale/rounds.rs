@@ -78,6 +78,7 @@ impl Rounds {
             let sample = Sample {
                 lateness_ns,
                 cpu_ns: 0,
+                self_reported_ns: None,
             };
             self.recorder.record(sample);
             this_round.record(sample);

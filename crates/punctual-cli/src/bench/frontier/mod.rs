@@ -1,0 +1,286 @@
+//! `punctual bench --frontier`: what each way of spinning buys, on this machine. For each
+//! wait, in one interleaved run, punctual's native sleep followed by a plain spin with a
+//! sweep of fixed margins (the frontier: the least tail lateness that a given CPU per wait
+//! buys), spin_sleep with a sweep of native accuracies (its default among them), and the
+//! adaptive methods (the hybrid, `async-spin`) placed on the same axes: CPU per wait
+//! against p99 and p99.9 lateness.
+//!
+//! Every contender is timed as bench times every method: by the bench's clock reading after
+//! the call returns, with CPU read from the measuring thread's CPU clock.
+
+pub mod command;
+mod contenders;
+mod mock;
+mod placement;
+mod plot;
+mod table;
+
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+
+use super::load::{Load, LoadKind};
+use super::stats::{Recorder, Summary};
+use super::worker::{Batch, Worker};
+use super::{batch_size, Mode, Phase};
+use crate::environment::Environment;
+use crate::output::progress::Progress;
+pub use contenders::Family;
+pub use placement::Placement;
+
+/// A checked `punctual bench --frontier` invocation.
+#[derive(Debug, Clone)]
+pub struct FrontierOptions {
+    pub waits: Vec<Duration>,
+    /// Samples per contender and wait; `None` for [`default_samples`].
+    pub samples: Option<u64>,
+    pub warmup: u64,
+    pub phase: Phase,
+    pub load: LoadKind,
+    pub load_threads: usize,
+    pub mock: bool,
+}
+
+/// How the run was made.
+#[derive(Debug, Clone, Serialize)]
+pub struct FrontierRun {
+    /// Always `frontier`.
+    pub mode: &'static str,
+    /// `aligned` or `scrambled`.
+    pub phase: Phase,
+    /// The background load.
+    pub load: LoadKind,
+    /// How many load threads ran.
+    pub load_threads: usize,
+    /// Unrecorded waits before each contender's first batch at each wait.
+    pub warmup: u64,
+    /// The waits measured, with the samples each contender took at each.
+    pub waits: Vec<WaitSize>,
+}
+
+/// One wait of the run and how many samples each contender took there.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct WaitSize {
+    pub wait_ns: u64,
+    pub samples_per_contender: u64,
+}
+
+/// One contender at one wait: a point on the plot.
+#[derive(Debug, Clone, Serialize)]
+pub struct FrontierPoint {
+    /// `fixed-margin`, `spin-sleep`, `hybrid` or `async-spin`.
+    pub family: Family,
+    /// The name the table and the plot give it.
+    pub label: String,
+    /// Whether it is one of punctual's own.
+    pub ours: bool,
+    /// The fixed margin, or spin_sleep's native accuracy, in nanoseconds; `null` for the
+    /// adaptive methods.
+    pub setting_ns: Option<u64>,
+    /// spin_sleep's own default accuracy.
+    pub default: bool,
+    /// The wait, in nanoseconds.
+    pub wait_ns: u64,
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// CPU time per wait as a share of the wait.
+    pub cpu_share: f64,
+}
+
+/// Everything a frontier run produced.
+#[derive(Debug, Clone, Serialize)]
+pub struct FrontierReport {
+    pub environment: Environment,
+    pub run: FrontierRun,
+    /// Every contender at every wait, waits in the order given.
+    pub points: Vec<FrontierPoint>,
+    /// Where each adaptive method sits against the frontier and spin_sleep's default.
+    pub placements: Vec<Placement>,
+    /// Anything that degraded the run.
+    pub notes: Vec<String>,
+}
+
+/// Samples per contender at `wait` when `--samples` does not say: about two seconds of
+/// waiting each, at least 500 (a p99 of 5 samples' worth) and at most 5,000, so that 100us,
+/// 1ms and 10ms with some fifteen contenders take about two minutes.
+pub fn default_samples(wait: Duration) -> u64 {
+    let per_wait = (wait + Duration::from_micros(20)).as_nanos();
+    (Duration::from_secs(2).as_nanos() / per_wait).clamp(500, 5_000) as u64
+}
+
+/// Runs the contenders at every wait, interleaved in batches.
+pub fn run(options: &FrontierOptions) -> anyhow::Result<FrontierReport> {
+    let environment = if options.mock {
+        Environment::mock()
+    } else {
+        Environment::collect()
+    };
+    let load = Load::start(options.load, options.load_threads)?;
+    let mut notes = load.notes.clone();
+    let default_accuracy = contenders::spin_sleep_default(options.mock);
+    let plan: Vec<(Duration, Vec<contenders::Contender>)> = options
+        .waits
+        .iter()
+        .map(|&wait| (wait, contenders::at(wait, default_accuracy)))
+        .collect();
+    // The adaptive methods keep what they learned from one wait to the next, as they do in
+    // bench's table; the sweeps are made afresh for each wait.
+    let adaptive: Vec<(Family, Worker)> = [Family::Hybrid, Family::AsyncSpin]
+        .into_iter()
+        .map(|family| {
+            let contender = contenders::Contender {
+                family,
+                setting: None,
+                default: false,
+            };
+            Ok((family, start(contender, options.mock)?))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let steps = plan.iter().map(|(_, c)| c.len()).sum();
+    let mut progress = Progress::steps(steps, options.mock || !long(options));
+    let mut seed: u64 = if options.mock {
+        0x5eed
+    } else {
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    };
+    let mut points = Vec::new();
+    let mut placements = Vec::new();
+    let mut sizes = Vec::new();
+    let mut step = 0;
+    for (wait, contenders) in &plan {
+        let wait = *wait;
+        let samples = options.samples.unwrap_or_else(|| default_samples(wait));
+        sizes.push(WaitSize {
+            wait_ns: wait.as_nanos() as u64,
+            samples_per_contender: samples,
+        });
+        let sweep: Vec<Option<Worker>> = contenders
+            .iter()
+            .map(|c| match c.setting {
+                Some(_) => start(*c, options.mock).map(Some),
+                None => Ok(None),
+            })
+            .collect::<anyhow::Result<_>>()?;
+        let workers: Vec<&Worker> = contenders
+            .iter()
+            .zip(&sweep)
+            .map(|(c, own)| match own {
+                Some(worker) => worker,
+                None => {
+                    &adaptive
+                        .iter()
+                        .find(|(family, _)| *family == c.family)
+                        .expect("every adaptive family has a worker")
+                        .1
+                }
+            })
+            .collect();
+        let batch = |count, seed| Batch {
+            mode: Mode::Single,
+            phase: options.phase,
+            wait,
+            count,
+            seed,
+        };
+        if options.warmup > 0 {
+            for worker in &workers {
+                progress.label(format!("{} · {} (warm-up)", label(wait), worker.name));
+                worker.run(batch(options.warmup, seed))?;
+            }
+        }
+        let mut recorders = vec![Recorder::default(); workers.len()];
+        loop {
+            let mut measured = false;
+            for (i, worker) in workers.iter().enumerate() {
+                let count = samples
+                    .saturating_sub(recorders[i].count())
+                    .min(batch_size(wait));
+                if count == 0 {
+                    continue;
+                }
+                measured = true;
+                seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                progress.label(format!("{} · {}", label(wait), worker.name));
+                let result = worker.run(batch(count, seed))?;
+                result.samples.iter().for_each(|&s| recorders[i].record(s));
+                progress.advance(step + i, recorders[i].count() as f64 / samples as f64);
+            }
+            if !measured {
+                break;
+            }
+        }
+        step += contenders.len();
+        let at_wait: Vec<FrontierPoint> = contenders
+            .iter()
+            .zip(&recorders)
+            .map(|(c, recorder)| point(c, wait, recorder.summary()))
+            .collect();
+        placements.extend(placement::place_all(&at_wait));
+        points.extend(at_wait);
+    }
+    progress.finish();
+    drop(adaptive);
+    drop(load);
+    if !options.mock && points.iter().all(|p| p.summary.cpu_ns_per_wait == 0) {
+        notes.push("this platform has no per-thread CPU clock: CPU figures read 0".to_string());
+    }
+    Ok(FrontierReport {
+        environment,
+        run: FrontierRun {
+            mode: "frontier",
+            phase: options.phase,
+            load: options.load,
+            load_threads: if options.load == LoadKind::None {
+                0
+            } else {
+                options.load_threads
+            },
+            warmup: options.warmup,
+            waits: sizes,
+        },
+        points,
+        placements,
+        notes,
+    })
+}
+
+/// Whether the run takes long enough to show a progress bar.
+fn long(options: &FrontierOptions) -> bool {
+    let waited: Duration = options
+        .waits
+        .iter()
+        .map(|&w| {
+            w * options
+                .samples
+                .unwrap_or_else(|| default_samples(w))
+                .min(1 << 20) as u32
+        })
+        .sum();
+    waited > Duration::from_millis(200)
+}
+
+fn label(wait: Duration) -> String {
+    crate::units::wait_label(wait)
+}
+
+/// A worker for `contender`. Its name lives as long as the process (a run has a few dozen),
+/// since a worker's name is static.
+fn start(contender: contenders::Contender, mock: bool) -> anyhow::Result<Worker> {
+    let name: &'static str = Box::leak(contender.label().into_boxed_str());
+    Worker::spawn(name, mock, contender.make())
+}
+
+fn point(contender: &contenders::Contender, wait: Duration, summary: Summary) -> FrontierPoint {
+    FrontierPoint {
+        family: contender.family,
+        label: contender.label(),
+        ours: contender.ours(),
+        setting_ns: contender.setting.map(|s| s.as_nanos() as u64),
+        default: contender.default,
+        wait_ns: wait.as_nanos() as u64,
+        summary,
+        cpu_share: summary.cpu_ns_per_wait as f64 / wait.as_nanos() as f64,
+    }
+}

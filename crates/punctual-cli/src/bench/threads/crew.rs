@@ -1,0 +1,189 @@
+//! One method's crew: N threads, each with the method of its own, sleeping waits drawn at
+//! random from the range, all at once, for as long as they are told; idle (blocked on
+//! their channel) while another method's crew runs.
+
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context};
+
+use super::WaitRange;
+use crate::bench::clock::{Clock, MockClock, RealClock};
+use crate::bench::method::{MethodSpec, SpinCounts, WaitMethod};
+use crate::bench::methods::mock::MockMethod;
+use crate::bench::stats::{Recorder, Sample};
+use crate::bench::worker::signed_nanos;
+use crate::rng::Rng;
+
+/// What one thread did over the whole run.
+pub struct ThreadTotals {
+    pub recorder: Recorder,
+    /// CPU time of the thread and its method's helper, over its slices.
+    pub cpu: Duration,
+    pub spin_counts: Option<SpinCounts>,
+}
+
+/// What one thread reports at the end of a slice: how long it ran by its own clock (the
+/// mock's virtual time, which is the only time a mock run has).
+type SliceDone = anyhow::Result<Duration>;
+
+struct Member {
+    commands: Sender<Option<Duration>>,
+    done: Receiver<SliceDone>,
+    thread: Option<JoinHandle<anyhow::Result<ThreadTotals>>>,
+}
+
+pub struct Crew {
+    pub spec: &'static MethodSpec,
+    members: Vec<Member>,
+}
+
+impl Crew {
+    /// Starts `threads` threads, each creating its method; waits until all are ready.
+    pub fn start(
+        spec: &'static MethodSpec,
+        threads: usize,
+        range: WaitRange,
+        seed: u64,
+        mock: bool,
+    ) -> anyhow::Result<Crew> {
+        let mut members = Vec::with_capacity(threads);
+        for index in 0..threads {
+            let (commands, command_rx) = channel();
+            let (done_tx, done) = channel();
+            let seed = seed ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let thread = std::thread::Builder::new()
+                .name(format!("crew-{}-{index}", spec.name))
+                .spawn(move || -> anyhow::Result<ThreadTotals> {
+                    if mock {
+                        let clock = MockClock::new();
+                        let method = MockMethod::for_thread(spec.name, clock.clone(), index as u64);
+                        serve(Box::new(method), &clock, range, seed, &command_rx, &done_tx)
+                    } else {
+                        match (spec.create)() {
+                            Ok(method) => {
+                                serve(method, &RealClock, range, seed, &command_rx, &done_tx)
+                            }
+                            Err(e) => {
+                                let message = format!("{e:#}");
+                                let _ = done_tx.send(Err(e));
+                                Err(anyhow!(message))
+                            }
+                        }
+                    }
+                })
+                .with_context(|| format!("starting thread {index} of the {} crew", spec.name))?;
+            members.push(Member {
+                commands,
+                done,
+                thread: Some(thread),
+            });
+        }
+        let crew = Crew { spec, members };
+        crew.wait_all()
+            .with_context(|| format!("setting up the {} method", spec.name))?;
+        Ok(crew)
+    }
+
+    /// Every thread sleeps for `slice`; returns the longest time a thread ran by its own
+    /// clock.
+    pub fn run(&self, slice: Duration) -> anyhow::Result<Duration> {
+        for member in &self.members {
+            member
+                .commands
+                .send(Some(slice))
+                .map_err(|_| anyhow!("a thread of the {} crew ended", self.spec.name))?;
+        }
+        self.wait_all()
+    }
+
+    fn wait_all(&self) -> anyhow::Result<Duration> {
+        let mut longest = Duration::ZERO;
+        for member in &self.members {
+            let ran = member
+                .done
+                .recv()
+                .map_err(|_| anyhow!("a thread of the {} crew ended", self.spec.name))??;
+            longest = longest.max(ran);
+        }
+        Ok(longest)
+    }
+
+    /// Stops every thread and gathers what each did.
+    pub fn finish(mut self) -> anyhow::Result<Vec<ThreadTotals>> {
+        for member in &self.members {
+            let _ = member.commands.send(None);
+        }
+        let name = self.spec.name;
+        self.members
+            .iter_mut()
+            .map(|member| {
+                member
+                    .thread
+                    .take()
+                    .expect("joined once")
+                    .join()
+                    .map_err(|_| anyhow!("a thread of the {name} crew panicked"))?
+            })
+            .collect()
+    }
+}
+
+impl Drop for Crew {
+    fn drop(&mut self) {
+        for member in &self.members {
+            let _ = member.commands.send(None);
+        }
+        for member in &mut self.members {
+            if let Some(thread) = member.thread.take() {
+                let _ = thread.join();
+            }
+        }
+    }
+}
+
+fn serve(
+    mut method: Box<dyn WaitMethod>,
+    clock: &dyn Clock,
+    range: WaitRange,
+    seed: u64,
+    commands: &Receiver<Option<Duration>>,
+    done: &Sender<SliceDone>,
+) -> anyhow::Result<ThreadTotals> {
+    let mut rng = Rng::new(seed);
+    let mut recorder = Recorder::default();
+    let mut cpu = Duration::ZERO;
+    let span_ns = (range.max - range.min).as_nanos() as u64;
+    if done.send(Ok(Duration::ZERO)).is_err() {
+        anyhow::bail!("the run ended before it started");
+    }
+    while let Ok(Some(slice)) = commands.recv() {
+        let cpu_before = clock.thread_cpu() + method.helper_cpu();
+        let start = clock.now();
+        let end = start + slice;
+        while clock.now() < end {
+            let wait = range.min + Duration::from_nanos(rng.below(span_ns + 1));
+            let deadline = clock.now() + wait;
+            method.wait_until(deadline);
+            let woke = clock.now();
+            recorder.record(Sample {
+                lateness_ns: signed_nanos(woke, deadline),
+                cpu_ns: 0,
+                self_reported_ns: None,
+            });
+        }
+        cpu += (clock.thread_cpu() + method.helper_cpu()).saturating_sub(cpu_before);
+        if done
+            .send(Ok(clock.now().saturating_duration_since(start)))
+            .is_err()
+        {
+            break;
+        }
+    }
+    Ok(ThreadTotals {
+        recorder,
+        cpu,
+        spin_counts: method.spin_counts(),
+    })
+}

@@ -1,0 +1,233 @@
+//! `punctual bench --threads N --wait-range MIN..MAX`: many sleepers at once. For each
+//! method, N threads each sleep waits drawn at random from the range, all together, for
+//! `--duration`; the methods take turns in slices of a second at most, so that whatever
+//! else the machine does falls on all of them alike. With more threads than cores, this
+//! shows what spinning costs when spinners preempt each other: how many sleeps each
+//! method completed, how many cores it used, how late it woke, and how often the hybrid's
+//! margin hit its CPU cap.
+
+pub mod command;
+mod crew;
+mod table;
+
+use std::time::{Duration, Instant, SystemTime};
+
+use serde::Serialize;
+
+use super::load::{Load, LoadKind};
+use super::method::{MethodSpec, SpinCounts};
+use super::stats::{Lateness, Recorder};
+use crate::environment::Environment;
+use crate::output::progress::Progress;
+use crate::sys::{self, Platform};
+use crew::Crew;
+
+/// The waits `--wait-range` allows, both ends included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaitRange {
+    pub min: Duration,
+    pub max: Duration,
+}
+
+/// What `--wait-range` means when it is not given: the oversubscription case.
+pub const DEFAULT_RANGE: WaitRange = WaitRange {
+    min: Duration::from_micros(100),
+    max: Duration::from_millis(2),
+};
+
+/// The methods measured when `--methods` does not name them.
+pub const DEFAULT_METHODS: [&str; 3] = ["native", "hybrid", "spin_sleep"];
+
+/// The longest turn a method's crew gets before the next method's.
+const SLICE: Duration = Duration::from_secs(1);
+
+/// A checked `punctual bench --threads` invocation.
+#[derive(Debug, Clone)]
+pub struct ThreadsOptions {
+    pub methods: Vec<&'static MethodSpec>,
+    pub threads: usize,
+    pub range: WaitRange,
+    /// Measuring time per method.
+    pub duration: Duration,
+    pub load: LoadKind,
+    pub load_threads: usize,
+    pub mock: bool,
+}
+
+/// How the run was made.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadsRun {
+    /// Always `threads`.
+    pub mode: &'static str,
+    /// Threads per method, all sleeping at once.
+    pub threads: usize,
+    /// The shortest wait drawn.
+    pub wait_min_ns: u64,
+    /// The longest wait drawn.
+    pub wait_max_ns: u64,
+    /// Measuring time per method.
+    pub duration_per_method_ns: u64,
+    /// The background load.
+    pub load: LoadKind,
+    /// How many load threads ran.
+    pub load_threads: usize,
+}
+
+/// One method's crew over the run.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadsResult {
+    /// The method's name, as `--methods` takes it.
+    pub method: String,
+    /// Whether it is one of punctual's own.
+    pub ours: bool,
+    /// Lateness of every completed sleep of every thread; `samples` is the sleeps
+    /// completed.
+    #[serde(flatten)]
+    pub lateness: Lateness,
+    /// Wall time the crew ran.
+    pub wall_ns: u64,
+    /// The process's CPU time over the wall time: cores used (all threads, the idle ones
+    /// of other crews too, and any load threads).
+    pub cores: f64,
+    /// The crew's own threads' CPU time (and their helpers') over the wall time.
+    pub thread_cores: f64,
+    /// Sleeps that ended in a spin, for methods with a learned spin tail.
+    pub spun: Option<u64>,
+    /// Sleeps whose margin hit the CPU cap (the budget cut it short).
+    pub capped: Option<u64>,
+    /// Sleeps done natively all the way, no recent oversleep fitting in the budget.
+    pub native_only: Option<u64>,
+}
+
+/// Everything a threads run produced.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadsReport {
+    pub environment: Environment,
+    pub run: ThreadsRun,
+    pub results: Vec<ThreadsResult>,
+    /// Anything that degraded the run.
+    pub notes: Vec<String>,
+}
+
+/// Per method: CPU and wall time summed over its slices.
+#[derive(Debug, Default, Clone, Copy)]
+struct Account {
+    wall: Duration,
+    process_cpu: Duration,
+}
+
+/// Runs every method's crew in turns.
+pub fn run(options: &ThreadsOptions) -> anyhow::Result<ThreadsReport> {
+    let environment = if options.mock {
+        Environment::mock()
+    } else {
+        Environment::collect()
+    };
+    let load = Load::start(options.load, options.load_threads)?;
+    let mut notes = load.notes.clone();
+    let seed = if options.mock {
+        0x5eed
+    } else {
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    };
+    let crews = options
+        .methods
+        .iter()
+        .map(|&spec| Crew::start(spec, options.threads, options.range, seed, options.mock))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut accounts = vec![Account::default(); crews.len()];
+    let slices = options
+        .duration
+        .as_nanos()
+        .div_ceil(SLICE.as_nanos())
+        .max(1) as u32;
+    let mut progress = Progress::steps(crews.len(), options.mock);
+    for k in 0..slices {
+        let slice = (options.duration / slices).max(Duration::from_nanos(1));
+        for (i, crew) in crews.iter().enumerate() {
+            progress.label(format!(
+                "{} threads · {} · {}/{slices}",
+                options.threads,
+                crew.spec.name,
+                k + 1
+            ));
+            let cpu_before = process_cpu();
+            let started = Instant::now();
+            let ran = crew.run(slice)?;
+            let account = &mut accounts[i];
+            account.wall += if options.mock { ran } else { started.elapsed() };
+            account.process_cpu += process_cpu().saturating_sub(cpu_before);
+            progress.advance(i, f64::from(k + 1) / f64::from(slices));
+        }
+    }
+    progress.finish();
+    let mut results = Vec::with_capacity(crews.len());
+    for (crew, account) in crews.into_iter().zip(accounts) {
+        let spec = crew.spec;
+        results.push(result(spec, crew.finish()?, account, options.mock));
+    }
+    drop(load);
+    if !options.mock && sys::Os::process_cpu_time().is_none() {
+        notes.push("this platform has no process CPU clock: `cores` reads 0".to_string());
+    }
+    Ok(ThreadsReport {
+        environment,
+        run: ThreadsRun {
+            mode: "threads",
+            threads: options.threads,
+            wait_min_ns: options.range.min.as_nanos() as u64,
+            wait_max_ns: options.range.max.as_nanos() as u64,
+            duration_per_method_ns: options.duration.as_nanos() as u64,
+            load: options.load,
+            load_threads: if options.load == LoadKind::None {
+                0
+            } else {
+                options.load_threads
+            },
+        },
+        results,
+        notes,
+    })
+}
+
+fn process_cpu() -> Duration {
+    sys::Os::process_cpu_time().unwrap_or_default()
+}
+
+fn result(
+    spec: &MethodSpec,
+    totals: Vec<crew::ThreadTotals>,
+    account: Account,
+    mock: bool,
+) -> ThreadsResult {
+    let mut recorder = Recorder::default();
+    let mut thread_cpu = Duration::ZERO;
+    let mut counts: Option<SpinCounts> = None;
+    for thread in &totals {
+        recorder.merge(&thread.recorder);
+        thread_cpu += thread.cpu;
+        if let Some(c) = thread.spin_counts {
+            *counts.get_or_insert_with(SpinCounts::default) += c;
+        }
+    }
+    let per_wall = |cpu: Duration| cpu.as_secs_f64() / account.wall.as_secs_f64().max(1e-9);
+    let thread_cores = per_wall(thread_cpu);
+    ThreadsResult {
+        method: spec.name.to_string(),
+        ours: spec.ours,
+        lateness: recorder.summary().lateness,
+        wall_ns: account.wall.as_nanos() as u64,
+        // A mock run has no process to measure: its threads' virtual CPU stands in.
+        cores: if mock {
+            thread_cores
+        } else {
+            per_wall(account.process_cpu)
+        },
+        thread_cores,
+        spun: counts.map(|c| c.spun),
+        capped: counts.map(|c| c.capped),
+        native_only: counts.map(|c| c.native_only),
+    }
+}

@@ -1,0 +1,283 @@
+//! `punctual bench --frontier` and `--threads` end to end, with the mock timer so every run
+//! prints the same thing.
+
+mod common;
+use common::{assert_fails_before_measuring, assert_usage_error, stdout_of, TempDir};
+
+fn mock_frontier(extra: &[&str]) -> String {
+    let base = [
+        "bench",
+        "--frontier",
+        "--mock-timer",
+        "--samples",
+        "300",
+        "--wait",
+        "100us,1ms",
+    ];
+    stdout_of(&[&base[..], extra].concat())
+}
+
+fn mock_threads(extra: &[&str]) -> String {
+    let base = [
+        "bench",
+        "--threads",
+        "4",
+        "--mock-timer",
+        "--wait-range",
+        "100us..2ms",
+        "--duration",
+        "2s",
+    ];
+    stdout_of(&[&base[..], extra].concat())
+}
+
+#[test]
+fn frontier_table() {
+    insta::assert_snapshot!("frontier_table", mock_frontier(&[]));
+}
+
+#[test]
+fn frontier_json() {
+    insta::assert_snapshot!("frontier_json", mock_frontier(&["--export-json", "-"]));
+}
+
+/// What holds of any frontier run: every contender at every wait, the sweeps in order of
+/// their setting, never an early wake by the caller's reading, and a placement for each
+/// adaptive method whose ratio is its p99 over the frontier's.
+#[test]
+fn frontier_json_has_every_contender_and_placement() {
+    let json: serde_json::Value =
+        serde_json::from_str(&mock_frontier(&["--export-json", "-"])).unwrap();
+    assert_eq!(json["run"]["mode"], "frontier");
+    let points = json["points"].as_array().unwrap();
+    for wait in [100_000, 1_000_000] {
+        let here: Vec<&serde_json::Value> =
+            points.iter().filter(|p| p["wait_ns"] == wait).collect();
+        for family in ["fixed-margin", "spin-sleep"] {
+            let settings: Vec<u64> = here
+                .iter()
+                .filter(|p| p["family"] == family)
+                .map(|p| p["setting_ns"].as_u64().unwrap())
+                .collect();
+            assert!(settings.len() >= 4, "{family} at {wait}: {settings:?}");
+            assert!(settings.windows(2).all(|w| w[0] < w[1]), "{settings:?}");
+        }
+        assert_eq!(
+            settings_of(&here, "fixed-margin")[0],
+            0,
+            "margin 0 is native"
+        );
+        let defaults = here.iter().filter(|p| p["default"] == true).count();
+        assert_eq!(defaults, 1, "spin_sleep's default, once");
+        for family in ["hybrid", "async-spin"] {
+            assert_eq!(here.iter().filter(|p| p["family"] == family).count(), 1);
+        }
+        assert!(here.iter().all(|p| p["samples"] == 300 && p["early"] == 0));
+    }
+    let placements = json["placements"].as_array().unwrap();
+    assert_eq!(placements.len(), 4, "hybrid and async-spin at both waits");
+    for p in placements {
+        let (p99, frontier) = (
+            p["p99_ns"].as_f64().unwrap(),
+            p["frontier_p99_ns"].as_f64().unwrap(),
+        );
+        let ratio = p["p99_to_frontier"].as_f64().unwrap();
+        assert!((ratio - p99 / frontier).abs() < 1e-9, "{p}");
+        assert!(p["spin_sleep_default_p99_ns"].is_u64(), "{p}");
+    }
+}
+
+fn settings_of(points: &[&serde_json::Value], family: &str) -> Vec<u64> {
+    points
+        .iter()
+        .filter(|p| p["family"] == family)
+        .map(|p| p["setting_ns"].as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn frontier_plot_shows_both_sweeps_and_the_adaptive_points() {
+    let dir = TempDir::new("frontier-plot");
+    let svg = dir.0.join("f.svg");
+    let table = mock_frontier(&["--plot", svg.to_str().unwrap()]);
+    assert!(table.contains("plot: "), "{table}");
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.starts_with("<svg"));
+    for label in [
+        "wait 100us",
+        "wait 1ms",
+        "the frontier",
+        "spin_sleep, by native accuracy",
+        "hybrid: p99",
+        "async-spin: p99",
+        "(default)",
+    ] {
+        assert!(plot.contains(label), "the plot shows `{label}`");
+    }
+}
+
+#[test]
+fn threads_table() {
+    insta::assert_snapshot!("threads_table", mock_threads(&[]));
+}
+
+#[test]
+fn threads_json() {
+    insta::assert_snapshot!("threads_json", mock_threads(&["--export-json", "-"]));
+}
+
+/// Every method's crew ran, its sleeps add up over its threads, and the cap counts are
+/// there for the hybrid (and only for methods that learn a margin).
+#[test]
+fn threads_json_counts_every_sleep() {
+    let json: serde_json::Value = serde_json::from_str(&mock_threads(&[
+        "--methods",
+        "native,hybrid,std",
+        "--export-json",
+        "-",
+    ]))
+    .unwrap();
+    assert_eq!(json["run"]["threads"], 4);
+    let results = json["results"].as_array().unwrap();
+    let methods: Vec<&str> = results
+        .iter()
+        .map(|r| r["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods, ["native", "hybrid", "std"]);
+    for r in results {
+        let sleeps = r["samples"].as_u64().unwrap();
+        // 4 threads, 2 s of waits of 100 us to 2 ms each: at least 4 * 2 s / 2.4 ms.
+        assert!(sleeps >= 4 * 2_000 / 3, "{r}");
+        assert_eq!(r["early"], 0, "{r}");
+        assert!(r["cores"].as_f64().unwrap() > 0.0, "{r}");
+        let learns = r["method"] == "hybrid";
+        assert_eq!(r["capped"].is_u64(), learns, "{r}");
+        if learns {
+            assert!(r["capped"].as_u64().unwrap() <= sleeps);
+        }
+    }
+}
+
+/// A real run, small: the threads sleep at once and every sleep is counted, none early.
+#[test]
+fn a_real_threads_run_completes_sleeps_on_every_thread() {
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(&[
+        "bench",
+        "--threads",
+        "3",
+        "--wait-range",
+        "100us..300us",
+        "--duration",
+        "200ms",
+        "--methods",
+        "native,hybrid",
+        "--export-json",
+        "-",
+    ]))
+    .unwrap();
+    for r in json["results"].as_array().unwrap() {
+        assert!(r["samples"].as_u64().unwrap() >= 3, "{r}");
+        assert_eq!(r["early"], 0, "{r}");
+    }
+}
+
+/// A real frontier run, small: every contender measured, none early by the caller's clock.
+#[test]
+fn a_real_frontier_run_measures_every_contender() {
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(&[
+        "bench",
+        "--frontier",
+        "--wait",
+        "200us",
+        "--samples",
+        "20",
+        "--warmup",
+        "2",
+        "--export-json",
+        "-",
+    ]))
+    .unwrap();
+    let points = json["points"].as_array().unwrap();
+    assert!(points.len() >= 10);
+    for p in points {
+        assert_eq!(p["samples"], 20, "{p}");
+        assert_eq!(p["early"], 0, "{p}");
+    }
+}
+
+#[test]
+fn bad_frontier_and_threads_arguments_are_usage_errors() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--frontier", "--methods", "hybrid"],
+            "cannot be used with",
+        ),
+        (&["--frontier", "--duration", "1s"], "cannot be used with"),
+        (&["--frontier", "--mode", "grid"], "cannot be used with"),
+        (&["--frontier", "--scale", "10"], "cannot be used with"),
+        (&["--frontier", "--export-csv", "-"], "cannot be used with"),
+        (
+            &["--frontier", "--export-markdown", "-"],
+            "cannot be used with",
+        ),
+        (&["--frontier", "--plot", "f.png"], "ending in .svg"),
+        (&["--frontier", "--threads", "4"], "cannot be used with"),
+        (&["--threads", "0"], "0 is not in 1..=1024"),
+        (&["--threads", "5000"], "not in 1..=1024"),
+        (&["--threads", "-3"], "unexpected argument"),
+        (&["--threads", "4", "--wait", "1ms"], "cannot be used with"),
+        (
+            &["--threads", "4", "--samples", "10"],
+            "cannot be used with",
+        ),
+        (
+            &["--threads", "4", "--plot", "t.svg"],
+            "cannot be used with",
+        ),
+        (
+            &["--threads", "4", "--wait-range", "2ms..100us"],
+            "shortest wait comes first",
+        ),
+        (
+            &["--threads", "4", "--wait-range", "1ms"],
+            "not a range of waits",
+        ),
+        (&["--threads", "4", "--wait-range", "0ms..1ms"], "zero"),
+        (
+            &["--threads", "4", "--wait-range", "1ms..abc"],
+            "not a duration",
+        ),
+        (&["--wait-range", "100us..2ms"], "--threads"),
+    ];
+    for (args, message) in cases {
+        assert_usage_error(&[&["bench"][..], args].concat(), message);
+    }
+}
+
+#[test]
+fn an_unwritable_frontier_output_is_an_error_before_measuring() {
+    for flag in ["--export-json", "--plot"] {
+        let path = if flag == "--plot" {
+            "/nonexistent-dir/f.svg"
+        } else {
+            "/nonexistent-dir/f.json"
+        };
+        assert_fails_before_measuring(
+            &["bench", "--frontier", "--mock-timer", flag, path],
+            1,
+            &format!("writing {path}"),
+        );
+    }
+    assert_fails_before_measuring(
+        &[
+            "bench",
+            "--threads",
+            "2",
+            "--mock-timer",
+            "--export-json",
+            "/nonexistent-dir/t.json",
+        ],
+        1,
+        "writing /nonexistent-dir/t.json",
+    );
+}
