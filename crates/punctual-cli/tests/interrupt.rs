@@ -16,7 +16,7 @@ mod linux {
     use std::process::{Child, Command, Output, Stdio};
     use std::time::{Duration, Instant};
 
-    use super::common::{interrupt_once_caught, TempDir};
+    use super::common::{interrupt_once_caught, wait_until_caught, TempDir};
 
     fn spawn(args: &[&str], dir: &TempDir) -> Child {
         Command::new(env!("CARGO_BIN_EXE_punctual"))
@@ -235,8 +235,9 @@ mod linux {
         std::fs::write(&json, earlier).unwrap();
         let args = ["grid", "-q", "--interval", "60s", "--json", "out.json"];
         let mut child = spawn(&args, &dir);
-        // The handler is set up after the output is checked: the run is under way.
-        interrupt_once_caught(child.id(), false);
+        // The handler is set up after the output is checked: the run is under way. No
+        // SIGINT first: it would start the final write, which the kill could then cut short.
+        wait_until_caught(child.id(), false);
         child.kill().unwrap();
         let _ = child.wait();
         assert_eq!(std::fs::read_to_string(&json).unwrap(), earlier);

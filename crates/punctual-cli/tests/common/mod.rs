@@ -89,10 +89,27 @@ impl Drop for TempDir {
 }
 
 /// Sends SIGINT to process `pid` (or, negative, to its process group) once the process has
-/// its handler in place, as `/proc/PID/status` tells (bit 2 of `SigCgt`): before that, a
-/// SIGINT would end it as the default action does, which says nothing of its handling.
+/// its handler in place (see [`wait_until_caught`]).
 #[cfg(target_os = "linux")]
 pub fn interrupt_once_caught(pid: u32, group: bool) {
+    let target = wait_until_caught(pid, group);
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", "--", &target])
+        .status()
+        .expect("run kill");
+    assert!(sent.success(), "kill -INT {target}");
+}
+
+/// Waits until process `pid` has its SIGINT handler in place, as `/proc/PID/status` tells
+/// (bit 2 of `SigCgt`): before that, a SIGINT would end it as the default action does, which
+/// says nothing of its handling. Returns `kill`'s target for it (negative: its group).
+#[cfg(target_os = "linux")]
+pub fn wait_until_caught(pid: u32, group: bool) -> String {
+    let target = if group {
+        format!("-{pid}")
+    } else {
+        pid.to_string()
+    };
     let status = format!("/proc/{pid}/status");
     let waited = std::time::Instant::now();
     loop {
@@ -105,15 +122,10 @@ pub fn interrupt_once_caught(pid: u32, group: bool) {
             })
             .is_some_and(|mask| mask & 0b10 != 0);
         if caught {
-            break;
+            return target;
         }
         if waited.elapsed() > std::time::Duration::from_secs(60) {
             // Not left running after the test.
-            let target = if group {
-                format!("-{pid}")
-            } else {
-                pid.to_string()
-            };
             let _ = std::process::Command::new("kill")
                 .args(["-KILL", "--", &target])
                 .status();
@@ -121,14 +133,4 @@ pub fn interrupt_once_caught(pid: u32, group: bool) {
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    let target = if group {
-        format!("-{pid}")
-    } else {
-        pid.to_string()
-    };
-    let sent = std::process::Command::new("kill")
-        .args(["-INT", "--", &target])
-        .status()
-        .expect("run kill");
-    assert!(sent.success(), "kill -INT {target}");
 }
