@@ -461,7 +461,7 @@ extern "C" {
  * Returns `PUNCTUAL_OK`, `PUNCTUAL_E_NULL_POINTER`, or `PUNCTUAL_E_INVALID_ARGUMENT` for an
  * `info->size` too small. Thread-safe.
  */
-int32_t punctual_timer_info(struct punctual_timer_info *info);
+int32_t punctual_get_timer_info(struct punctual_timer_info *info);
 
 /**
  * The library's version as a string, e.g. `"0.1.0"`. Static; never `NULL`.

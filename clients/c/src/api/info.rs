@@ -58,7 +58,7 @@ fn intern(text: &str) -> *const c_char {
 /// Returns `PUNCTUAL_OK`, `PUNCTUAL_E_NULL_POINTER`, or `PUNCTUAL_E_INVALID_ARGUMENT` for an
 /// `info->size` too small. Thread-safe.
 #[no_mangle]
-pub extern "C" fn punctual_timer_info(info: *mut punctual_timer_info) -> i32 {
+pub extern "C" fn punctual_get_timer_info(info: *mut punctual_timer_info) -> i32 {
     guard(|| {
         sys::check_report(info, "info", false)?;
         let timer = punctual::timer_info();
