@@ -68,7 +68,8 @@ fn live() -> std::sync::RwLockReadGuard<'static, HashMap<usize, Entry>> {
 }
 
 fn live_mut() -> std::sync::RwLockWriteGuard<'static, HashMap<usize, Entry>> {
-    LIVE.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+    LIVE.write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Registers `object` and returns its handle's number.

@@ -36,4 +36,6 @@ pub use status::*;
 // A panic must be caught at the boundary (`status::guard`); under panic=abort it would end
 // the host process instead.
 #[cfg(not(panic = "unwind"))]
-compile_error!("libpunctual must be built with panic = \"unwind\": it catches every panic before it reaches C");
+compile_error!(
+    "libpunctual must be built with panic = \"unwind\": it catches every panic before it reaches C"
+);

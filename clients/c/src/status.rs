@@ -185,7 +185,10 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for code in PUNCTUAL_E_INTERNAL..=PUNCTUAL_OK {
             assert_ne!(describe(code), unknown, "code {code}");
-            assert!(seen.insert(describe(code)), "code {code} shares a description");
+            assert!(
+                seen.insert(describe(code)),
+                "code {code} shares a description"
+            );
         }
     }
 }

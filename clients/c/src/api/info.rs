@@ -68,10 +68,7 @@ pub extern "C" fn punctual_get_timer_info(info: *mut punctual_timer_info) -> i32
             mechanism: intern(timer.mechanism),
             resolution_ns: timer.resolution.map_or(-1, clock::duration_ns),
             timer_slack_ns: timer.timer_slack.map_or(-1, clock::duration_ns),
-            degraded: timer
-                .degraded
-                .as_deref()
-                .map_or(std::ptr::null(), intern),
+            degraded: timer.degraded.as_deref().map_or(std::ptr::null(), intern),
         };
         sys::write_report(info, filled, "info", false)
     })

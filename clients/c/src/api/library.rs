@@ -61,9 +61,8 @@ mod tests {
 
     #[test]
     fn the_version_constants_are_the_crate_version() {
-        let version = format!(
-            "{PUNCTUAL_VERSION_MAJOR}.{PUNCTUAL_VERSION_MINOR}.{PUNCTUAL_VERSION_PATCH}"
-        );
+        let version =
+            format!("{PUNCTUAL_VERSION_MAJOR}.{PUNCTUAL_VERSION_MINOR}.{PUNCTUAL_VERSION_PATCH}");
         assert_eq!(version, env!("CARGO_PKG_VERSION"));
     }
 }

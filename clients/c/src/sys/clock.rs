@@ -19,6 +19,8 @@ pub(crate) fn monotonic_ns() -> i64 {
 }
 
 #[cfg(unix)]
+// time_t and c_long are i64 here and i32 on 32-bit targets, where the conversion is needed.
+#[allow(clippy::useless_conversion)]
 fn unix_ns(clock: libc::clockid_t) -> i64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -27,9 +29,9 @@ fn unix_ns(clock: libc::clockid_t) -> i64 {
     // SAFETY: `ts` is a valid, writable timespec; clock_gettime(2) fails only with EINVAL
     // for a clock the system lacks, and these clocks are the ones std itself reads.
     unsafe { libc::clock_gettime(clock, &mut ts) };
-    (ts.tv_sec as i64)
+    i64::from(ts.tv_sec)
         .saturating_mul(1_000_000_000)
-        .saturating_add(ts.tv_nsec as i64)
+        .saturating_add(i64::from(ts.tv_nsec))
 }
 
 #[cfg(windows)]

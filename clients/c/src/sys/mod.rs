@@ -9,4 +9,6 @@ mod clock;
 mod ptr;
 
 pub(crate) use clock::monotonic_ns;
-pub(crate) use ptr::{call_condition, call_hook, check_report, read_slice, write, write_report, Report};
+pub(crate) use ptr::{
+    call_condition, call_hook, check_report, read_slice, write, write_report, Report,
+};
