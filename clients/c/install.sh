@@ -50,7 +50,9 @@ case "$target" in
     } > "$prefix/lib/punctual.def"
     x86_64-w64-mingw32-dlltool --dllname punctual.dll --def "$prefix/lib/punctual.def" \
       --output-lib "$prefix/lib/libpunctual.dll.a"
-    libs_private="-lws2_32 -lntdll -luserenv -lbcrypt -lwinmm -lsynchronization -lkernel32 -ladvapi32"
+    # rustc --print native-static-libs, with the system libraries behind windows-sys' own
+    # import library (windows.0.52.0): winmm (timeBeginPeriod), synchronization (WaitOnAddress).
+    libs_private="-lwinmm -lsynchronization -lkernel32 -lntdll -luserenv -lws2_32 -ldbghelp -ladvapi32 -lbcrypt"
     ;;
   *)
     cc=${CC:-cc}
@@ -58,7 +60,8 @@ case "$target" in
     install -m 755 "$out/libpunctual_c.so" "$prefix/lib/libpunctual.so.$version"
     ln -sf "libpunctual.so.$version" "$prefix/lib/libpunctual.so.0"
     ln -sf "libpunctual.so.0" "$prefix/lib/libpunctual.so"
-    libs_private="-lpthread -ldl -lm -lrt -lgcc_s"
+    # rustc --print native-static-libs for the staticlib.
+    libs_private="-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc"
     ;;
 esac
 

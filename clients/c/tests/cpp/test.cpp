@@ -125,11 +125,22 @@ static void ticker_arithmetic() {
 
 static void polling() {
     int hooks = 0;
+    const auto start = steady::now();
+    const auto deadline = start + 30ms;
+    steady::time_point first_call{};
     try {
-        punctual::poll_until(steady::now() + 30ms, 100ms, [] { return false; }, [&] { hooks++; });
+        punctual::poll_until(deadline, 100ms, [&] {
+            if (first_call == steady::time_point{}) {
+                first_call = steady::now();
+            }
+            return false;
+        }, [&] { hooks++; });
         CHECK(false);
     } catch (const punctual::timeout_error &e) {
-        CHECK(e.polls() == 2 && hooks == 1 && e.elapsed() >= 29ms && e.elapsed() < 130ms);
+        // The loop started between `start` and the condition's first call; it ended within
+        // the deadline plus one step.
+        CHECK(e.polls() == 2 && hooks == 1 && e.elapsed() >= deadline - first_call);
+        CHECK(e.elapsed() <= steady::now() - start && steady::now() < deadline + 100ms);
         CHECK(e.code().value() == PUNCTUAL_E_TIMED_OUT);
     }
     int calls = 0;
