@@ -16,9 +16,10 @@
 //
 // Clocks: punctual::clock reads punctual_now_ns(). On Linux std::chrono::steady_clock reads
 // the same CLOCK_MONOTONIC (libstdc++ and libc++), so its time points convert as they are.
-// Elsewhere they convert through a reading of both clocks, never early: mingw-w64's
-// libstdc++ (Debian's GCC 12, win32 threads) bases steady_clock on the wall clock, not on
-// QueryPerformanceCounter as punctual's clock on Windows is.
+// Elsewhere they convert through a reading of both clocks, never early, since steady_clock
+// is not always punctual's clock there: with Debian's mingw-w64 GCC 12 under Wine, the
+// win32-threads libstdc++ bases it on the wall clock (its now() equals system_clock's),
+// the posix-threads one on QueryPerformanceCounter (punctual's clock on Windows).
 //
 // Thread-safety: free functions are thread-safe; `sleeper` and `ticker` objects take one
 // call at a time (a second thread gets an `error` with PUNCTUAL_E_BUSY), as their handles do.

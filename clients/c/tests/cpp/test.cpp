@@ -9,6 +9,11 @@
 
 #include "punctual.hpp"
 
+#if !defined(_WIN32)
+#include <pthread.h>
+#include <signal.h>
+#endif
+
 namespace timers = punctual;  // how code written against the "timers" sample switches
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
@@ -177,10 +182,54 @@ static void threads() {
     CHECK(early == 0);
 }
 
+#if !defined(_WIN32)
+static volatile sig_atomic_t caught = 0;
+extern "C" void on_sigusr1(int) { caught = caught + 1; }
+
+// SIGUSR1 every 300 us, no SA_RESTART: the sleeps are resumed, never shortened.
+static void signals() {
+    struct sigaction action {};
+    struct sigaction previous {};
+    action.sa_handler = on_sigusr1;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;
+    CHECK(sigaction(SIGUSR1, &action, &previous) == 0);
+    std::atomic<bool> stop{false};
+    const pthread_t target = pthread_self();
+    std::thread signaller([&] {
+        while (!stop) {
+            pthread_kill(target, SIGUSR1);
+            std::this_thread::sleep_for(300us);
+        }
+    });
+    punctual::sleeper native(punctual::strategy::native);
+    long early = 0;
+    for (int i = 0; i < 150; i++) {
+        const auto start = steady::now();
+        if (i % 3 == 0) {
+            punctual::sleep_for(2ms);
+        } else if (i % 3 == 1) {
+            native.sleep_for(2ms);
+        } else {
+            timers::precise_sleep::sleep_for(2ms);
+        }
+        early += steady::now() - start < 2ms;
+    }
+    stop = true;
+    signaller.join();
+    sigaction(SIGUSR1, &previous, nullptr);
+    std::printf("signals: %d SIGUSR1 caught during 150 sleeps of 2 ms; %ld early\n", static_cast<int>(caught), early);
+    CHECK(caught > 50 && early == 0);
+}
+#else
+static void signals() { std::printf("skip: signals during sleeps (Windows has no POSIX signals)\n"); }
+#endif
+
 int main() {
     const char *env = std::getenv("PUNCTUAL_TEST_SLEEPS");
     never_early(env && *env ? std::strtol(env, nullptr, 10) : 100000);
     same_clock();
+    signals();
     document_001_names();
     errors();
     ticker_arithmetic();
