@@ -223,8 +223,10 @@ pub extern "C" fn punctual_dma_latency_new(
             return Err(Failure::null("out"));
         }
         let guard = DmaLatencyGuard::new(duration_arg(latency_ns, "latency_ns")?)?;
-        let handle = handle::insert(guard) as *mut punctual_dma_latency;
-        sys::write(out, handle, "out")
+        let key = handle::insert(guard);
+        // A misaligned `out` is found only here: the request must not outlive the failure.
+        sys::write(out, key as *mut punctual_dma_latency, "out")
+            .inspect_err(|_| drop(handle::remove::<DmaLatencyGuard>(key)))
     })
 }
 

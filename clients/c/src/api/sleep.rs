@@ -140,8 +140,10 @@ pub extern "C" fn punctual_sleeper_new(
             return Err(Failure::null("out"));
         }
         let sleeper = Sleeper::new(strategy_arg(strategy)?);
-        let handle = handle::insert(Mutex::new(sleeper)) as *mut punctual_sleeper;
-        sys::write(out, handle, "out")
+        let key = handle::insert(Mutex::new(sleeper));
+        // A misaligned `out` is found only here: the handle must not outlive the failure.
+        sys::write(out, key as *mut punctual_sleeper, "out")
+            .inspect_err(|_| drop(handle::remove::<Mutex<Sleeper>>(key)))
     })
 }
 

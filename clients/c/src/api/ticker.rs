@@ -95,8 +95,10 @@ fn new_ticker(
     let sleeper = Sleeper::new(strategy_arg(strategy)?);
     let policy = policy_arg(policy)?;
     let ticker = ticker?.with_sleeper(sleeper).with_policy(policy);
-    let handle = handle::insert(Mutex::new(ticker)) as *mut punctual_ticker;
-    sys::write(out, handle, "out")
+    let key = handle::insert(Mutex::new(ticker));
+    // A misaligned `out` is found only here: the handle must not outlive the failure.
+    sys::write(out, key as *mut punctual_ticker, "out")
+        .inspect_err(|_| drop(handle::remove::<Mutex<Ticker>>(key)))
 }
 
 /// Creates a ticker whose tick 0 is due one `period_ns` from now, waiting with `strategy`

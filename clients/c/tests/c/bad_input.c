@@ -53,6 +53,15 @@ static void handles(void) {
     CHECK_CODE(punctual_ticker_free(ticker), PUNCTUAL_OK);
     CHECK_CODE(punctual_ticker_free(ticker), PUNCTUAL_E_INVALID_HANDLE);
     CHECK_CODE(punctual_ticker_tick(ticker, NULL), PUNCTUAL_E_INVALID_HANDLE);
+    /* A misaligned out parameter: an error, and no handle made. */
+    union {
+        void *align;
+        unsigned char bytes[2 * sizeof(void *)];
+    } slot;
+    memset(&slot, 0, sizeof slot);
+    CHECK_CODE(punctual_sleeper_new(PUNCTUAL_STRATEGY_NATIVE, (punctual_sleeper **)(void *)(slot.bytes + 1)),
+               PUNCTUAL_E_INVALID_ARGUMENT);
+    CHECK(strstr(punctual_last_error_message(), "aligned") != NULL);
     /* free(NULL) does nothing, as with free(3). */
     CHECK_CODE(punctual_sleeper_free(NULL), PUNCTUAL_OK);
     CHECK_CODE(punctual_ticker_free(NULL), PUNCTUAL_OK);
