@@ -12,7 +12,8 @@
  *   punctual_strerror(code) describes a code, punctual_last_error_message() says what went
  *   wrong in this thread's last failed call and, where there is one, how to fix it.
  *   Bad input is found before anything waits; no call aborts the process.
- * - Results go to out parameters, written only on success. Report structs (punctual_wake,
+ * - Results go to out parameters, written only on success (a poll report also on a timeout
+ *   or the condition's own error). Report structs (punctual_wake,
  *   punctual_tick, punctual_poll_report, punctual_timer_info, punctual_scheduling) start
  *   with a uint32_t `size` the caller sets to sizeof (the *_INIT macros do); fields are only
  *   ever appended, and `size` comes back as the bytes the library filled. No struct changes

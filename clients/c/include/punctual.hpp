@@ -358,6 +358,9 @@ struct poll_context {
 template <class Context>
 int32_t condition_trampoline(void *user_data) noexcept {
     auto *context = static_cast<Context *>(user_data);
+    if (context->thrown) {
+        return condition_threw;  // the hook threw before this check: end the loop now
+    }
     try {
         return context->condition() ? PUNCTUAL_POLL_READY : PUNCTUAL_POLL_PENDING;
     } catch (...) {
@@ -387,7 +390,7 @@ struct no_hook {
 // Calls `condition()` (returning bool) every `step` until it returns true or `deadline`
 // passes, running `before_sleep()` before each sleep, and returns the number of polls.
 // Throws timeout_error (with elapsed() and polls()) on timeout, and rethrows whatever the
-// condition or the hook threw (the hook's at the next check).
+// condition or the hook threw (the hook's ends the loop at the next check).
 template <class TimePoint, class Rep, class Period, class Condition, class Hook = detail::no_hook>
 std::uint64_t poll_until(const TimePoint &deadline, const std::chrono::duration<Rep, Period> &step,
                          Condition &&condition, Hook &&before_sleep = Hook{}) {

@@ -156,6 +156,15 @@ static void polling() {
     } catch (const std::runtime_error &e) {
         CHECK(std::string(e.what()) == "own");
     }
+    // A hook that throws ends the loop at the next check, with its exception.
+    int checks = 0;
+    try {
+        punctual::poll_until(punctual::clock::time_point::max(), 0us, [&] { return ++checks == 100; },
+                             []() { throw std::logic_error("hook"); });
+        CHECK(false);
+    } catch (const std::logic_error &e) {
+        CHECK(std::string(e.what()) == "hook" && checks == 1);
+    }
 }
 
 static void threads() {
