@@ -1,0 +1,249 @@
+// The C++ wrapper: never early on steady_clock and punctual::clock, RAII, errors, the poll
+// loop, the ticker, several threads; prints "N passed, N failed" last.
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "punctual.hpp"
+
+#if !defined(_WIN32)
+#include <pthread.h>
+#include <signal.h>
+#endif
+
+namespace timers = punctual;  // how code written against the "timers" sample switches
+using namespace std::chrono_literals;
+using steady = std::chrono::steady_clock;
+
+static int passed = 0, failed = 0;
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (cond) {                                                                  \
+            passed++;                                                                \
+        } else {                                                                     \
+            failed++;                                                                \
+            std::fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);     \
+        }                                                                            \
+    } while (0)
+
+template <class F>
+static int32_t code_of(F &&f) {
+    try {
+        f();
+    } catch (const punctual::error &e) {
+        return static_cast<int32_t>(e.code().value());
+    }
+    return PUNCTUAL_OK;
+}
+
+static void never_early(long count) {
+    punctual::sleeper sleepers[] = {punctual::sleeper(punctual::strategy::native),
+                                    punctual::sleeper(punctual::strategy::hybrid),
+                                    punctual::sleeper(punctual::strategy::spin)};
+    const std::chrono::nanoseconds waits[] = {0ns, 1ns, 500ns, 2us, 10us, 30us};
+    long early = 0;
+    for (long i = 0; i < count; i++) {
+        const auto wait = waits[i % 6];
+        const auto start = steady::now();
+        switch (i % 5) {
+            case 0: punctual::sleep_for(wait); break;
+            case 1: punctual::sleep_until(start + wait); break;
+            case 2: sleepers[i % 3].sleep_for(wait); break;
+            case 3: sleepers[i % 3].sleep_until(start + wait); break;
+            default: {
+                const auto target = punctual::clock::now() + wait;
+                auto w = sleepers[i % 3].sleep_until(target);
+                early += punctual::clock::now() < target || w.deadline != target;
+            }
+        }
+        early += steady::now() - start < wait;
+    }
+    std::printf("%ld mixed sleeps (PUNCTUAL_TEST_SLEEPS): %ld early\n", count, early);
+    CHECK(early == 0);
+    // Fractional and floating durations round up, never down.
+    const auto start = steady::now();
+    punctual::sleep_for(std::chrono::duration<double, std::micro>(50.5));
+    CHECK(steady::now() - start >= 50500ns);
+    // Negative durations and past time points return at once, as std::this_thread's do.
+    punctual::sleep_for(-5ms);
+    punctual::sleep_until(steady::now() - 1h);
+    punctual::sleep_until(std::chrono::system_clock::now() + 1ms);
+}
+
+static void same_clock() {
+#if defined(__linux__)
+    // steady_clock and punctual::clock are both CLOCK_MONOTONIC here: a punctual reading
+    // falls between two steady ones.
+    const auto before = steady::now().time_since_epoch().count();
+    const auto ours = punctual::clock::now().time_since_epoch().count();
+    const auto after = steady::now().time_since_epoch().count();
+    CHECK(before - 1000000 <= ours && ours <= after);
+#endif
+}
+
+static void document_001_names() {
+    for (auto wait : {1us, 100us, 1000us}) {
+        auto start = steady::now();
+        timers::deadline_sleep::sleep_for(wait);
+        CHECK(steady::now() - start >= wait);
+        start = steady::now();
+        auto w = timers::precise_sleep::sleep_for(wait);
+        CHECK(steady::now() - start >= wait && w.spun == 0ns);
+    }
+    punctual::sleep_for(100us);
+}
+
+static void errors() {
+    CHECK(code_of([] { punctual::sleeper s(static_cast<punctual::strategy>(7)); }) == PUNCTUAL_E_INVALID_ARGUMENT);
+    CHECK(code_of([] { punctual::set_realtime_priority(0); }) == PUNCTUAL_E_INVALID_PRIORITY);
+    CHECK(code_of([] { punctual::ticker t(0ms); }) == PUNCTUAL_E_INVALID_ARGUMENT);
+    CHECK(code_of([] { punctual::ticker t(-1ms); }) == PUNCTUAL_E_INVALID_ARGUMENT);
+    try {
+        punctual::set_realtime_priority(1000);
+        CHECK(false);
+    } catch (const punctual::error &e) {
+        CHECK(std::string(e.what()).find("out of range") != std::string::npos);
+        CHECK(e.code().category().name() == std::string("punctual"));
+    }
+    punctual::sleeper a(punctual::strategy::spin);
+    punctual::sleeper b = std::move(a);
+    CHECK(b.strategy() == punctual::strategy::spin);
+    CHECK(a.native_handle() == nullptr);
+    CHECK(code_of([&] { a.sleep_for(1us); }) == PUNCTUAL_E_NULL_POINTER);
+    const auto info = punctual::get_timer_info();
+    CHECK(!info.mechanism.empty());
+}
+
+static void ticker_arithmetic() {
+    const auto first = punctual::clock::now() + 1ms;
+    punctual::ticker t(first, 250us, punctual::strategy::hybrid, punctual::missed_tick_policy::burst);
+    CHECK(t.deadline_of(1000000) == first + 1000000 * 250us);
+    for (std::uint64_t k = 0; k < 10; k++) {
+        const auto tick = t.next();
+        CHECK(tick.index == k && tick.deadline == first + k * 250us && tick.woke >= tick.deadline);
+    }
+    CHECK(t.missed() == 0 && t.next_index() == 10);
+}
+
+static void polling() {
+    int hooks = 0;
+    const auto start = steady::now();
+    const auto deadline = start + 30ms;
+    steady::time_point first_call{};
+    try {
+        punctual::poll_until(deadline, 100ms, [&] {
+            if (first_call == steady::time_point{}) {
+                first_call = steady::now();
+            }
+            return false;
+        }, [&] { hooks++; });
+        CHECK(false);
+    } catch (const punctual::timeout_error &e) {
+        // The loop started between `start` and the condition's first call; it ended within
+        // the deadline plus one step.
+        CHECK(e.polls() == 2 && hooks == 1 && e.elapsed() >= deadline - first_call);
+        CHECK(e.elapsed() <= steady::now() - start && steady::now() < deadline + 100ms);
+        CHECK(e.code().value() == PUNCTUAL_E_TIMED_OUT);
+    }
+    int calls = 0;
+    CHECK(punctual::poll_until(punctual::clock::now() + 5s, 100us, [&] { return ++calls == 3; }) == 3);
+    try {
+        punctual::poll_until(punctual::clock::time_point::max(), 0us, [&]() -> bool { throw std::runtime_error("own"); });
+        CHECK(false);
+    } catch (const std::runtime_error &e) {
+        CHECK(std::string(e.what()) == "own");
+    }
+    // A hook that throws ends the loop at the next check, with its exception.
+    int checks = 0;
+    try {
+        punctual::poll_until(punctual::clock::time_point::max(), 0us, [&] { return ++checks == 100; },
+                             []() { throw std::logic_error("hook"); });
+        CHECK(false);
+    } catch (const std::logic_error &e) {
+        CHECK(std::string(e.what()) == "hook" && checks == 1);
+    }
+}
+
+static void threads() {
+    std::atomic<long> early{0};
+    std::vector<std::thread> pool;
+    for (int t = 0; t < 4; t++) {
+        pool.emplace_back([t, &early] {
+            punctual::sleeper s(static_cast<punctual::strategy>(t % 3));
+            for (int i = 0; i < 1000; i++) {
+                const auto wait = std::chrono::microseconds(i % 40);
+                const auto start = steady::now();
+                if (i % 2) {
+                    s.sleep_for(wait);
+                } else {
+                    punctual::sleep_for(wait);
+                }
+                early += steady::now() - start < wait;
+            }
+        });
+    }
+    for (auto &thread : pool) {
+        thread.join();
+    }
+    CHECK(early == 0);
+}
+
+#if !defined(_WIN32)
+static volatile sig_atomic_t caught = 0;
+extern "C" void on_sigusr1(int) { caught = caught + 1; }
+
+// SIGUSR1 every 300 us, no SA_RESTART: the sleeps are resumed, never shortened.
+static void signals() {
+    struct sigaction action {};
+    struct sigaction previous {};
+    action.sa_handler = on_sigusr1;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;
+    CHECK(sigaction(SIGUSR1, &action, &previous) == 0);
+    std::atomic<bool> stop{false};
+    const pthread_t target = pthread_self();
+    std::thread signaller([&] {
+        while (!stop) {
+            pthread_kill(target, SIGUSR1);
+            std::this_thread::sleep_for(300us);
+        }
+    });
+    punctual::sleeper native(punctual::strategy::native);
+    long early = 0;
+    for (int i = 0; i < 150; i++) {
+        const auto start = steady::now();
+        if (i % 3 == 0) {
+            punctual::sleep_for(2ms);
+        } else if (i % 3 == 1) {
+            native.sleep_for(2ms);
+        } else {
+            timers::precise_sleep::sleep_for(2ms);
+        }
+        early += steady::now() - start < 2ms;
+    }
+    stop = true;
+    signaller.join();
+    sigaction(SIGUSR1, &previous, nullptr);
+    std::printf("signals: %d SIGUSR1 caught during 150 sleeps of 2 ms; %ld early\n", static_cast<int>(caught), early);
+    CHECK(caught > 50 && early == 0);
+}
+#else
+static void signals() { std::printf("skip: signals during sleeps (Windows has no POSIX signals)\n"); }
+#endif
+
+int main() {
+    const char *env = std::getenv("PUNCTUAL_TEST_SLEEPS");
+    never_early(env && *env ? std::strtol(env, nullptr, 10) : 100000);
+    same_clock();
+    signals();
+    document_001_names();
+    errors();
+    ticker_arithmetic();
+    polling();
+    threads();
+    std::printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
