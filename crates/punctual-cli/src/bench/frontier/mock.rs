@@ -113,7 +113,7 @@ impl WaitMethod for MockContender {
         if let Some(target) = deadline.checked_sub(margin).filter(|&t| t > start) {
             let o = self.oversleep;
             let mut late_ns = o.base_ns + self.rng.below(o.jitter_ns);
-            if self.waits % STALL_EVERY == 0 {
+            if self.waits.is_multiple_of(STALL_EVERY) {
                 late_ns += o.stall_ns;
             }
             woke = self.clock.advance_to(

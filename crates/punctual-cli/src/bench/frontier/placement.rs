@@ -58,7 +58,7 @@ fn frontier(points: &[FrontierPoint]) -> Vec<Corner<'_>> {
     sweep.sort_by_key(|&(cpu, p99, _)| (cpu, p99));
     let mut efficient: Vec<Corner<'_>> = Vec::new();
     for corner in sweep {
-        if efficient.last().map_or(true, |last| corner.1 < last.1) {
+        if efficient.last().is_none_or(|last| corner.1 < last.1) {
             efficient.push(corner);
         }
     }
