@@ -37,7 +37,7 @@ fn deadline(lua: &Lua, ms: Value) -> Result<MultiValue> {
 /// The checked options of one poll loop.
 struct Plan {
     deadline: Deadline,
-    poller_step: std::time::Duration,
+    step: std::time::Duration,
     strategy: Strategy,
 }
 
@@ -70,7 +70,7 @@ fn plan(options: &Value, start: Instant) -> Checked<Plan> {
         deadline: start
             .checked_add(timeout)
             .map_or_else(Deadline::never, Deadline::at),
-        poller_step: step,
+        step,
         strategy,
     })
 }
@@ -98,7 +98,7 @@ fn poll_until(lua: &Lua, (condition, pump, options): (Value, Value, Value)) -> R
     };
     let mut polls = 0u64;
     let outcome = Poller::new(plan.deadline)
-        .step(plan.poller_step)
+        .step(plan.step)
         .with_sleeper(Sleeper::new(plan.strategy))
         .before_sleep(|| {
             if let Some(pump) = &pump {
