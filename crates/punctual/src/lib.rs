@@ -27,6 +27,7 @@
 //! - [`Deadline`] and [`Poller`] / [`poll_until`]: poll a condition until a real deadline,
 //!   never until a count of iterations.
 //! - [`timer_info`]: which OS timer is in use, and whether it is degraded.
+//! - [`quantum`]: whether a plain OS sleep is quantised, and the mid-band requests if so.
 //! - [`rt`]: the machine settings that decide lateness as much as the timer does.
 //! - [`future`]: the same promises for async code on any executor (see below).
 //!
@@ -107,6 +108,7 @@ mod grid;
 mod info;
 pub mod margin;
 mod poll;
+pub mod quantum;
 pub mod rt;
 mod sleeper;
 #[allow(unsafe_code)]

@@ -1,6 +1,9 @@
 //! Reading the table: the floor, whether sleeps are quantised and by what, and the cheat
 //! sheet of mid-band requests.
 
+use std::time::Duration;
+
+use punctual::quantum;
 use serde::Serialize;
 
 /// One row of the cheat sheet: asking for `request_ms` costs about `k` quanta.
@@ -12,16 +15,16 @@ pub struct CheatRow {
     pub rate_hz: f64,
 }
 
-/// `n_k = round(q * k - q / 2)`, in milliseconds: the request in the middle of the k-th
-/// band, the safest from the jitter at a tick edge.
+/// `n_k = round(q * k - q / 2)`, in milliseconds ([`punctual::quantum::mid_band_ms`]): the
+/// request in the middle of the k-th band, the safest from the jitter at a tick edge.
 pub fn cheat_sheet(quantum_ns: u64) -> Vec<CheatRow> {
-    let q_ms = quantum_ns as f64 / 1e6;
+    let quantum = Duration::from_nanos(quantum_ns);
     (1..=10)
         .map(|k| {
             let actual_ns = quantum_ns * u64::from(k);
             CheatRow {
                 k,
-                request_ms: (q_ms * f64::from(k) - q_ms / 2.0).round().max(0.0) as u64,
+                request_ms: quantum::mid_band_ms(quantum, k).unwrap_or(u64::MAX),
                 actual_ns,
                 rate_hz: 1e9 / actual_ns as f64,
             }
@@ -32,28 +35,18 @@ pub fn cheat_sheet(quantum_ns: u64) -> Vec<CheatRow> {
 /// Back-to-back mean cost per request, for requests of at least 1 ms.
 pub type Costs = [(u64, u64)];
 
-/// A sleep quantum, if the costs show one: sleep(1 ms) costing at least twice what was asked,
-/// and four in five requests of 1 ms or more costing a whole number of that quantum (within
-/// 15% of it), never less than asked.
+/// A sleep quantum, if the costs show one ([`punctual::quantum::detect`]).
 pub fn detect_quantum(costs: &Costs) -> Option<u64> {
-    let &(_, first) = costs.iter().find(|(request, _)| *request == 1_000_000)?;
-    if first < 2_000_000 {
-        return None;
-    }
-    let fits: Vec<f64> = costs
+    let costs: Vec<(Duration, Duration)> = costs
         .iter()
-        .filter_map(|&(request, cost)| {
-            let k = (cost as f64 / first as f64).round().max(1.0);
-            let whole = (cost as f64 - k * first as f64).abs() <= 0.15 * first as f64;
-            (whole && k * first as f64 >= request as f64 * 0.98).then(|| cost as f64 / k)
+        .map(|&(request_ns, cost_ns)| {
+            (
+                Duration::from_nanos(request_ns),
+                Duration::from_nanos(cost_ns),
+            )
         })
         .collect();
-    if fits.len() * 5 < costs.len() * 4 {
-        return None;
-    }
-    let mut per_quantum = fits;
-    per_quantum.sort_by(f64::total_cmp);
-    Some(per_quantum[per_quantum.len() / 2].round() as u64)
+    quantum::detect(&costs).map(|q| q.as_nanos() as u64)
 }
 
 #[cfg(test)]

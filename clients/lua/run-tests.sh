@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds the module for each host and runs test/punctual_test.lua under it; then installs it
+# with `luarocks make` into a scratch tree and loads it from there.
+#   clients/lua/run-tests.sh [HOST...]    HOST: 5.1 5.3 5.4 jit win53 luarocks (default: all)
+# win53 is Windows' Lua 5.3 under Wine: lua53-64.dll and lua.exe built from Lua's sources by
+# windows/build-lua.sh, the module as punctual.dll beside them (Cheat Engine's layout).
+# PROFILE=release to test optimised builds (dev by default, as cargo test does).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+export PROFILE=${PROFILE:-dev}
+hosts=("$@")
+[ ${#hosts[@]} -gt 0 ] || hosts=(5.1 5.3 5.4 jit win53 luarocks)
+target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$here/Cargo.toml" | jq -r .target_directory)
+out="$target_dir/lua-test"
+test_script="$here/test/punctual_test.lua"
+
+for host in "${hosts[@]}"; do
+  printf -- '-- Lua module under %s\n' "$host"
+  case $host in
+    5.1 | 5.3 | 5.4 | jit)
+      lua=$([ "$host" = jit ] && echo luajit || echo "lua$host")
+      "$here/build.sh" "$host" "$out/$host"
+      (cd "$out/$host" && "$lua" "$test_script")
+      ;;
+    win53)
+      [ -f "$out/win53/lua.exe" ] || "$here/windows/build-lua.sh" "$out/win53"
+      "$here/build.sh" win53 "$out/win53"
+      (cd "$out/win53" && "$root/.ci/wine/run" ./lua.exe "$test_script")
+      ;;
+    luarocks)
+      tree="$out/luarocks-tree"
+      rm -rf "$tree"
+      (cd "$here" && luarocks --lua-version 5.4 --tree "$tree" make >/dev/null)
+      found=$(cd / && eval "$(luarocks --lua-version 5.4 --tree "$tree" path)" &&
+        lua5.4 -e 'local p = require "punctual"; p.sleep(1); io.write(package.searchpath("punctual", package.cpath), " ", p.version)')
+      case $found in
+        "$tree"/*) echo "luarocks make: installed and loaded $found" ;;
+        *) echo "luarocks make: punctual loaded from '$found', not from the tree" >&2; exit 1 ;;
+      esac
+      ;;
+    *) echo "run-tests.sh: unknown host '$host'" >&2; exit 2 ;;
+  esac
+done

@@ -1,0 +1,171 @@
+-- The table `require "punctual"` returns, built over the Rust core (src/lib.rs), which
+-- hands this chunk its table of checked functions.
+--
+-- One error rule for the whole module: every failure raises a Lua error. A bad argument
+-- raises a string naming the function and the argument, at the caller's line (as
+-- luaL_argerror does); poll_until's two failures, a timeout and the condition's (or the
+-- pump's) own, raise a table with a `kind` field and a __tostring. Nothing returns
+-- `nil, err`, so no failure can fall through as a success.
+local core = ...
+
+local error, getmetatable, pcall, select, setmetatable, tostring, type =
+  error, getmetatable, pcall, select, setmetatable, tostring, type
+local format = string.format
+local unpack = table.unpack or unpack
+
+local M = { version = core.version }
+
+-- The core answers `nil, message` for a bad argument: raise it at the line that called the
+-- public function (level 2 from the closure, which must not tail-call for that). A `nil`
+-- with no message is a real answer (deadline_of's "no such tick").
+local function checked(f)
+  return function(a, b)
+    local value, message = f(a, b)
+    if value == nil and message ~= nil then
+      error(message, 2)
+    end
+    return value
+  end
+end
+
+M.now = core.now
+M.sleep = checked(core.sleep)
+M.sleep_until = checked(core.sleep_until)
+M.mid_band = checked(core.mid_band)
+M.cheat_sheet = checked(core.cheat_sheet)
+M.probe = checked(core.probe)
+M.timer_info = core.timer_info
+
+-- Objects are Lua tables over the core's userdata, so that a method called with a dot
+-- instead of a colon is a clear error rather than mlua's.
+local HANDLE = {}
+
+local function class(name)
+  local c = {}
+  c.__index = c
+  c.__tostring = function(self)
+    return format("punctual.%s (%s)", name, tostring(self[HANDLE]))
+  end
+  c.__name = "punctual." .. name
+  return c
+end
+
+local function method(c, label, name)
+  c[name] = function(self, arg)
+    if getmetatable(self) ~= c then
+      error(format("%s:%s: called without its object (use a colon: x:%s(...))", label, name, name), 2)
+    end
+    local handle = self[HANDLE]
+    local value, message = handle[name](handle, arg)
+    if value == nil and message ~= nil then
+      error(message, 2)
+    end
+    return value
+  end
+end
+
+-- Raises at the line that called M.sleeper and the like (which must not tail-call new).
+local function new(c, handle, message)
+  if handle == nil then
+    error(message, 3)
+  end
+  return setmetatable({ [HANDLE] = handle }, c)
+end
+
+local Sleeper = class("sleeper")
+for _, name in ipairs({ "sleep", "sleep_until", "strategy", "margin" }) do
+  method(Sleeper, "sleeper", name)
+end
+function M.sleeper(strategy)
+  local object = new(Sleeper, core.sleeper(strategy))
+  return object
+end
+
+local Deadline = class("deadline")
+for _, name in ipairs({ "remaining", "passed", "at" }) do
+  method(Deadline, "deadline", name)
+end
+function M.deadline(ms)
+  local object = new(Deadline, core.deadline(ms))
+  return object
+end
+
+local Ticker = class("ticker")
+for _, name in ipairs({ "next_index", "missed", "period", "policy", "deadline_of" }) do
+  method(Ticker, "ticker", name)
+end
+-- The tick's index, its lateness in ms and the ticks missed just before it.
+function Ticker:tick()
+  if getmetatable(self) ~= Ticker then
+    error("ticker:tick: called without its object (use a colon: x:tick())", 2)
+  end
+  local handle = self[HANDLE]
+  return handle:tick()
+end
+function M.ticker(period, options)
+  local object = new(Ticker, core.ticker(period, options))
+  return object
+end
+
+-- poll_until's failures.
+local PollError = {}
+PollError.__index = PollError
+PollError.__tostring = function(e)
+  local took = format("after %.3f ms and %d poll%s", e.elapsed, e.polls, e.polls == 1 and "" or "s")
+  if e.kind == "timeout" then
+    return format("punctual.poll_until: timed out %s (timeout %s ms)", took, tostring(e.timeout))
+  elseif e.kind == "pump" then
+    return format("punctual.poll_until: the pump failed %s: %s", took, tostring(e.reason))
+  end
+  return format("punctual.poll_until: the condition failed %s: %s", took, tostring(e.reason))
+end
+M.PollError = PollError
+
+local function pack(...)
+  return { n = select("#", ...), ... }
+end
+
+function M.poll_until(condition, options)
+  if type(condition) ~= "function" then
+    error(format("punctual.poll_until: bad argument 'condition' (a function expected, got %s)", type(condition)), 2)
+  end
+  local pump = type(options) == "table" and options.pump or nil
+  local results, failure, failed_in
+  -- Never raises: nil is "not yet", true is done (values kept), false is failed (error kept).
+  local function poll()
+    if failed_in then
+      return false
+    end
+    local r = pack(pcall(condition))
+    if not r[1] then
+      failure, failed_in = r[2], "failed"
+      return false
+    end
+    if r[2] then
+      results = r
+      return true
+    end
+    return nil
+  end
+  local guarded_pump = pump and function()
+    local ok, err = pcall(pump)
+    if not ok then
+      failure, failed_in = err, "pump"
+    end
+  end
+  local outcome, elapsed, polls = core.poll_until(poll, guarded_pump, options)
+  if outcome == nil then
+    error(elapsed, 2)
+  elseif outcome == "done" then
+    return unpack(results, 2, results.n)
+  end
+  local e = { elapsed = elapsed, polls = polls, timeout = options.timeout }
+  if outcome == "timeout" then
+    e.kind = "timeout"
+  else
+    e.kind, e.reason = failed_in, failure
+  end
+  error(setmetatable(e, PollError), 2)
+end
+
+return M

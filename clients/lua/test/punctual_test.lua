@@ -1,0 +1,376 @@
+-- The Lua module's tests, for every host: lua5.1, lua5.3, lua5.4, luajit and Windows' Lua 5.3
+-- under Wine. Run from the directory holding punctual.so / punctual.dll (or with LUA_CPATH
+-- pointing at it):  lua5.4 clients/lua/test/punctual_test.lua
+-- Plain asserts; the last line is "N passed, N failed", and the exit status is 1 on failure.
+--
+-- Only what holds on a noisy 2-core VM is asserted: no wake before its deadline, exact grid
+-- arithmetic, the order of polls and pumps, which failure is which, clear errors. The one
+-- bound from above (a timed-out poll loop ends within its deadline plus one step) uses a
+-- 40 ms step, longer than the stalls seen on that VM.
+local punctual = require "punctual"
+local now = punctual.now
+
+local passed, failed = 0, 0
+local function test(name, body)
+  local ok, err = pcall(body)
+  if ok then
+    passed = passed + 1
+  else
+    failed = failed + 1
+    print("FAIL " .. name .. ": " .. tostring(err))
+  end
+end
+
+-- Float rounding of two now() readings, far below the clock's 1 ns (1e-6 ms) resolution.
+local ROUNDING = 1e-9
+
+print(string.format("%s, punctual %s, %s", _VERSION, punctual.version, jit and jit.version or "no JIT"))
+
+test("10,000 mixed sleeps, none early", function()
+  local waits = { 0, 0.001, 0.02, 0.05, 0.1, 0.2, 0.3 }
+  local native, spin = punctual.sleeper("native"), punctual.sleeper("spin")
+  local early, worst = 0, ""
+  for i = 1, 10000 do
+    local ms = waits[i % #waits + 1]
+    local kind = i % 4
+    local start = now()
+    local deadline, late
+    if kind == 0 then
+      late = punctual.sleep(ms)
+      deadline = start + ms
+    elseif kind == 1 then
+      deadline = start + ms
+      late = punctual.sleep_until(deadline)
+    elseif kind == 2 then
+      late = native:sleep(ms)
+      deadline = start + ms
+    else
+      deadline = start + ms
+      late = spin:sleep_until(deadline)
+    end
+    local woke = now()
+    assert(type(late) == "number" and late >= 0, "lateness " .. tostring(late))
+    if woke < deadline - ROUNDING then
+      early = early + 1
+      worst = string.format("kind %d, %g ms: woke %.9f ms early", kind, ms, deadline - woke)
+    end
+  end
+  assert(early == 0, early .. " early wakes; last " .. worst)
+end)
+
+test("sleep returns the lateness, and sleep(0) returns", function()
+  local start = now()
+  local late = punctual.sleep(2)
+  local took = now() - start
+  assert(late >= 0 and late <= took - 2 + ROUNDING, "lateness " .. late .. " of " .. took)
+  assert(punctual.sleep(0) >= 0)
+end)
+
+test("sleepers report their strategy and margin", function()
+  for _, name in ipairs({ "native", "hybrid", "spin" }) do
+    local s = punctual.sleeper(name)
+    assert(s:strategy() == name)
+    assert(s:margin() >= 0)
+  end
+  assert(punctual.sleeper():strategy() == "hybrid")
+end)
+
+test("deadline: remaining and passed", function()
+  local d = punctual.deadline(20)
+  local left = d:remaining()
+  assert(left > 0 and left <= 20, "remaining " .. left)
+  assert(d:passed() == false)
+  punctual.sleep_until(d:at())
+  assert(d:passed() == true)
+  assert(d:remaining() == 0)
+  assert(punctual.deadline(0):passed() == true)
+end)
+
+test("poll_until returns the condition's values", function()
+  local polls = 0
+  local a, b = punctual.poll_until(function()
+    polls = polls + 1
+    if polls == 3 then
+      return 42, "second"
+    end
+    return polls == 1 and false or nil -- false and nil both mean "not yet"
+  end, { timeout = 5000, step = 1 })
+  assert(a == 42 and b == "second" and polls == 3)
+end)
+
+test("poll_until: a timeout is an error, never a success, within deadline plus one step", function()
+  local timeout, step = 100, 40
+  local start = now()
+  local ok, err = pcall(punctual.poll_until, function() end, { timeout = timeout, step = step })
+  local took = now() - start
+  assert(not ok, "a timeout fell through as success")
+  assert(type(err) == "table" and err.kind == "timeout", tostring(err))
+  assert(err.elapsed >= timeout, "timed out early: " .. err.elapsed)
+  assert(took >= timeout)
+  assert(err.elapsed <= timeout + step, "ended " .. err.elapsed .. " ms after a " .. timeout .. " ms timeout")
+  -- Polls at 0, 40, 80 and at the deadline: a sleep is capped at the deadline, none is early.
+  assert(err.polls >= 2 and err.polls <= math.ceil(timeout / step) + 1, "polls " .. err.polls)
+  assert(err.timeout == timeout)
+  assert(tostring(err):find("timed out after", 1, true), tostring(err))
+  assert(getmetatable(err) == punctual.PollError)
+end)
+
+test("poll_until: the pump runs before every sleep", function()
+  local events, times = {}, {}
+  local timeout, step = 60, 7
+  local start = now()
+  local ok, err = pcall(punctual.poll_until, function()
+    events[#events + 1], times[#times + 1] = "c", now()
+  end, {
+    timeout = timeout,
+    step = step,
+    pump = function()
+      events[#events + 1], times[#times + 1] = "p", now()
+    end,
+  })
+  assert(not ok and err.kind == "timeout", tostring(err))
+  local polls = 0
+  for i, e in ipairs(events) do
+    assert(e == (i % 2 == 1 and "c" or "p"), "order " .. table.concat(events))
+    if e == "c" then
+      polls = polls + 1
+    end
+  end
+  assert(events[#events] == "c", "ended on a pump: " .. table.concat(events))
+  assert(polls == err.polls, polls .. " polls seen, " .. err.polls .. " reported")
+  -- Between a pump and the next poll lies the sleep: a whole step, or up to the deadline.
+  for i = 3, #events, 2 do
+    local due = math.min(times[i - 2] + step, start + timeout)
+    assert(times[i] >= due - ROUNDING, "poll " .. (i + 1) / 2 .. " came early")
+  end
+end)
+
+test("poll_until: the condition's own failure is not a timeout", function()
+  local polls = 0
+  local ok, err = pcall(punctual.poll_until, function()
+    polls = polls + 1
+    if polls == 3 then
+      error({ status = 0xFF, why = "took the command and wedged" })
+    end
+  end, { timeout = 5000, step = 1 })
+  assert(not ok and type(err) == "table", tostring(err))
+  assert(err.kind == "failed", "kind " .. tostring(err.kind))
+  assert(type(err.reason) == "table" and err.reason.status == 0xFF, "the condition's value was lost")
+  assert(err.polls == 3 and err.elapsed < 5000)
+  assert(tostring(err):find("the condition failed", 1, true))
+
+  local ok2, err2 = pcall(punctual.poll_until, function()
+    error("stale mailbox", 0)
+  end, { timeout = 5000 })
+  assert(not ok2 and err2.kind == "failed" and err2.reason == "stale mailbox", tostring(err2))
+end)
+
+test("poll_until: a failing pump ends the wait as kind 'pump'", function()
+  local ok, err = pcall(punctual.poll_until, function() end, {
+    timeout = 5000,
+    step = 1,
+    pump = function()
+      error("pump broke", 0)
+    end,
+  })
+  assert(not ok and err.kind == "pump" and err.reason == "pump broke", tostring(err))
+  assert(err.polls == 2, "polls " .. err.polls) -- the next poll reports it, one step later
+end)
+
+test("ticker: exact grid arithmetic", function()
+  local t = punctual.ticker(1 / 3, { first = now() + 1000 })
+  local period = t:period()
+  assert(period == 0.333334, "1/3 ms rounds up to 333334 ns, got " .. period)
+  local d0 = t:deadline_of(0)
+  for _, k in ipairs({ 1, 2, 3, 1000, 999999, 12345678 }) do
+    local dk = t:deadline_of(k)
+    assert(math.abs((dk - d0) - k * period) < 1e-6, "tick " .. k .. " off the grid by " .. (dk - d0) - k * period)
+  end
+  assert(t:next_index() == 0 and t:missed() == 0 and t:policy() == "skip")
+end)
+
+test("ticker: ticks never early, indices in order", function()
+  local t = punctual.ticker(2)
+  for k = 0, 9 do
+    local due = t:deadline_of(k)
+    local index, late, missed = t:tick()
+    assert(now() >= due - ROUNDING, "tick " .. k .. " early")
+    assert(late >= 0)
+    assert(index == k + missed, "index " .. index .. " after " .. k)
+    if missed > 0 then
+      break -- a stalled VM skipped ticks; the skip test checks that arithmetic
+    end
+  end
+end)
+
+test("ticker: skip drops the passed ticks and counts them", function()
+  local t = punctual.ticker(5, { policy = "skip" })
+  local first = t:tick()
+  punctual.sleep(17.5) -- 3.5 periods: ticks first+1 .. first+3 pass
+  local index, late, missed = t:tick()
+  assert(missed >= 3 and index == first + 1 + missed, "index " .. index .. ", missed " .. missed)
+  assert(late >= 0 and t:missed() == missed)
+end)
+
+test("ticker: burst fires every passed tick, late", function()
+  local t = punctual.ticker(5, { policy = "burst" })
+  local first = t:tick()
+  punctual.sleep(17.5)
+  local index, late, missed = t:tick()
+  assert(index == first + 1 and missed == 0, "index " .. index .. ", missed " .. missed)
+  assert(late >= 12.5, "the overdue tick fired only " .. late .. " ms late")
+  local index2 = t:tick()
+  assert(index2 == first + 2)
+end)
+
+test("ticker: delay re-anchors the grid on the late tick", function()
+  local t = punctual.ticker(5, { policy = "delay" })
+  local first = t:tick()
+  punctual.sleep(17.5)
+  local old_due = t:deadline_of(first + 1)
+  local index, late, missed = t:tick()
+  assert(index == first + 1 and missed >= 2, "index " .. index .. ", missed " .. missed)
+  local anchor = t:deadline_of(index)
+  assert(math.abs(anchor - (old_due + late)) < 1e-5, "anchor " .. anchor .. " vs woke " .. old_due + late)
+  assert(math.abs(t:deadline_of(index + 1) - anchor - 5) < 1e-6)
+  assert(t:deadline_of(index - 1) == nil, "a tick before the new anchor has no deadline")
+end)
+
+test("mid-band cheat sheet: the seed's numbers", function()
+  local expected = { 8, 23, 39, 55, 70, 86, 102, 117, 133, 148 }
+  for k, n in ipairs(expected) do
+    assert(punctual.mid_band(15.625, k) == n, "k " .. k)
+  end
+  assert(punctual.mid_band(15.625, 16) == 242)
+  local sheet = punctual.cheat_sheet(15.625)
+  assert(#sheet == 10 and sheet[2].request == 23 and sheet[2].actual == 31.25 and sheet[8].rate_hz == 8)
+  assert(#punctual.cheat_sheet(15.625, 16) == 16)
+end)
+
+test("probe: a verdict on the plain sleep, and on a sleep the script passes", function()
+  local verdict = punctual.probe({ samples = 1 })
+  assert(verdict.sleep == "os" and type(verdict.quantized) == "boolean")
+  assert(verdict.floor >= 1, "a 1 ms sleep cost " .. verdict.floor .. " ms")
+  assert((verdict.quantum ~= nil) == verdict.quantized)
+  assert((verdict.overshoot ~= nil) == not verdict.quantized)
+  assert(#verdict.costs == 8 and verdict.costs[1].request == 1)
+  -- The host's own sleep, when passed, is what gets timed: each request once unmeasured,
+  -- then `samples` times, never costing less than it slept. (Whether costs show a quantum
+  -- is arithmetic, tested on the seed's table in crates/punctual/src/quantum.rs; a timing
+  -- test of it would be a latency test.)
+  local calls, slept = {}, {}
+  local function host_sleep(ms)
+    calls[#calls + 1] = ms
+    slept[ms] = math.max(slept[ms] or 0, ms + 0.5)
+    punctual.sleep(ms + 0.5)
+  end
+  local host = punctual.probe({ sleep = host_sleep, samples = 2 })
+  assert(host.sleep == "host" and (host.quantum ~= nil) == host.quantized)
+  local requests = { 1, 2, 5, 10, 15, 16, 20, 30 }
+  assert(#calls == 3 * #requests, #calls .. " calls")
+  for i, ms in ipairs(calls) do
+    assert(ms == requests[math.floor((i - 1) / 3) + 1], "call " .. i .. " asked " .. ms)
+  end
+  for i, row in ipairs(host.costs) do
+    assert(row.request == requests[i] and row.cost >= slept[row.request], "cost " .. row.cost)
+  end
+  assert(host.floor >= 1.5)
+end)
+
+test("timer_info names the mechanism", function()
+  local info = punctual.timer_info()
+  assert(type(info.mechanism) == "string" and #info.mechanism > 0)
+  assert(type(info.high_resolution) == "boolean")
+end)
+
+-- Every bad argument is a Lua error naming the function, and the host lives on.
+local function rejects(label, f, ...)
+  local ok, err = pcall(f, ...)
+  assert(not ok, label .. " was accepted")
+  assert(type(err) == "string", label .. ": error is a " .. type(err))
+  return err
+end
+
+test("bad arguments are Lua errors with clear messages", function()
+  local nan, inf = 0 / 0, math.huge
+  local cases = {
+    { "sleep(-1)", punctual.sleep, -1, "0 ms or more" },
+    { "sleep(NaN)", punctual.sleep, nan, "NaN" },
+    { "sleep(inf)", punctual.sleep, inf, "at most" },
+    { "sleep(-inf)", punctual.sleep, -inf, "0 ms or more" },
+    { "sleep(1e300)", punctual.sleep, 1e300, "1e300" },
+    { "sleep('1')", punctual.sleep, "1", "a number expected, got string" },
+    { "sleep({})", punctual.sleep, {}, "got table" },
+    { "sleep()", punctual.sleep, nil, "got nil" },
+    { "sleep(true)", punctual.sleep, true, "got boolean" },
+    { "sleep_until(NaN)", punctual.sleep_until, nan, "a time from now()" },
+    { "sleep_until(inf)", punctual.sleep_until, inf, "a time from now()" },
+    { "sleep_until('x')", punctual.sleep_until, "x", "got string" },
+    { "sleeper('fast')", punctual.sleeper, "fast", "unknown strategy" },
+    { "sleeper(5)", punctual.sleeper, 5, "got number" },
+    { "deadline(-5)", punctual.deadline, -5, "0 ms or more" },
+    { "deadline()", punctual.deadline, nil, "got nil" },
+    { "poll_until(nil)", punctual.poll_until, nil, "a function expected" },
+    { "poll_until(f)", punctual.poll_until, function() end, "'timeout' is required" },
+    { "poll_until(f, 5)", punctual.poll_until, function() end, 5, "a table expected" },
+    { "timeout -1", punctual.poll_until, function() end, { timeout = -1 }, "0 ms or more" },
+    { "timeout inf", punctual.poll_until, function() end, { timeout = inf }, "at most" },
+    { "timeout '10'", punctual.poll_until, function() end, { timeout = "10" }, "got string" },
+    { "step NaN", punctual.poll_until, function() end, { timeout = 10, step = nan }, "NaN" },
+    { "pump 5", punctual.poll_until, function() end, { timeout = 10, pump = 5 }, "'pump'" },
+    { "strategy x", punctual.poll_until, function() end, { timeout = 10, strategy = "x" }, "unknown strategy" },
+    { "misspelt option", punctual.poll_until, function() end, { tiemout = 10 }, "unknown option 'tiemout'" },
+    { "ticker(0)", punctual.ticker, 0, "longer than zero" },
+    { "ticker(-1)", punctual.ticker, -1, "0 ms or more" },
+    { "ticker(NaN)", punctual.ticker, nan, "NaN" },
+    { "ticker policy", punctual.ticker, 5, { policy = "later" }, "\"later\"" },
+    { "ticker first", punctual.ticker, 5, { first = nan }, "'first'" },
+    { "ticker option", punctual.ticker, 5, { bogus = 1 }, "unknown option" },
+    { "mid_band(0)", punctual.mid_band, 0, 1, "more than 0" },
+    { "mid_band(NaN)", punctual.mid_band, nan, 1, "NaN" },
+    { "mid_band k 0", punctual.mid_band, 15.625, 0, "whole number" },
+    { "mid_band k 1.5", punctual.mid_band, 15.625, 1.5, "whole number" },
+    { "mid_band k 'a'", punctual.mid_band, 15.625, "a", "got string" },
+    { "cheat_sheet bands 0", punctual.cheat_sheet, 15.625, 0, "whole number" },
+    { "probe samples 0", punctual.probe, { samples = 0 }, "whole number" },
+    { "probe sleep 5", punctual.probe, { sleep = 5 }, "'sleep'" },
+    { "probe bogus", punctual.probe, { bogus = 1 }, "unknown option" },
+    { "probe 'x'", punctual.probe, "x", "a table expected" },
+  }
+  for _, case in ipairs(cases) do
+    local label, f, want = case[1], case[2], case[#case]
+    local err = rejects(label, f, case[3], case[4] ~= want and case[4] or nil)
+    assert(err:find(want, 1, true), label .. ": '" .. err .. "' does not say '" .. want .. "'")
+    assert(err:find("punctual.", 1, true), label .. ": '" .. err .. "' names no function")
+  end
+  local s, t, d = punctual.sleeper("native"), punctual.ticker(5), punctual.deadline(5)
+  local bad_methods = {
+    { "s:sleep(-1)", function() return s:sleep(-1) end, "sleeper:sleep" },
+    { "s:sleep_until(NaN)", function() return s:sleep_until(nan) end, "sleeper:sleep_until" },
+    { "s.sleep(5)", function() return s.sleep(5) end, "use a colon" },
+    { "t.tick()", function() return t.tick() end, "use a colon" },
+    { "t:deadline_of(-1)", function() return t:deadline_of(-1) end, "whole number" },
+    { "t:deadline_of(1.5)", function() return t:deadline_of(1.5) end, "whole number" },
+    { "t:deadline_of(NaN)", function() return t:deadline_of(nan) end, "whole number" },
+    { "d.remaining()", function() return d.remaining() end, "use a colon" },
+    { "failing host sleep", function() return punctual.probe({ sleep = function() error("no") end }) end, "sleep function failed" },
+  }
+  for _, case in ipairs(bad_methods) do
+    local err = rejects(case[1], case[2])
+    assert(err:find(case[3], 1, true), case[1] .. ": '" .. err .. "' does not say '" .. case[3] .. "'")
+  end
+end)
+
+test("argument errors point at the caller's line", function()
+  local err = rejects("sleep(-1)", function()
+    punctual.sleep(-1)
+  end)
+  assert(err:match("punctual_test%.lua:%d+: punctual%.sleep"), err)
+  local err2 = rejects("ticker", function()
+    punctual.ticker(0)
+  end)
+  assert(err2:match("punctual_test%.lua:%d+: punctual%.ticker"), err2)
+end)
+
+print(string.format("%d passed, %d failed", passed, failed))
+os.exit(failed == 0 and 0 or 1)
