@@ -252,12 +252,10 @@ fn long(options: &FrontierOptions) -> bool {
         .waits
         .iter()
         .map(|&w| {
-            w * options
-                .samples
-                .unwrap_or_else(|| default_samples(w))
-                .min(1 << 20) as u32
+            let samples = options.samples.unwrap_or_else(|| default_samples(w));
+            w.saturating_mul(samples.min(u64::from(u32::MAX)) as u32)
         })
-        .sum();
+        .fold(Duration::ZERO, Duration::saturating_add);
     waited > Duration::from_millis(200)
 }
 
