@@ -117,11 +117,11 @@ pub fn run(options: &FrontierOptions) -> anyhow::Result<FrontierReport> {
     };
     let load = Load::start(options.load, options.load_threads);
     let mut notes = load.notes.clone();
-    let default_accuracy = contenders::spin_sleep_default(options.mock);
+    let scales = contenders::Scales::here(options.mock);
     let plan: Vec<(Duration, Vec<contenders::Contender>)> = options
         .waits
         .iter()
-        .map(|&wait| (wait, contenders::at(wait, default_accuracy)))
+        .map(|&wait| (wait, contenders::at(wait, &scales)))
         .collect();
     // The adaptive methods keep what they learned from one wait to the next, as they do in
     // bench's table; the sweeps are made afresh for each wait.
