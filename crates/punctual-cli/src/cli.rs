@@ -119,7 +119,8 @@ pub struct BenchArgs {
     /// Threads mode: N threads per method sleeping at once, each drawing its waits at
     /// random from --wait-range, for --duration per method (methods take turns in slices of
     /// at most a second); sleeps completed, cores used, lateness, and how often the
-    /// hybrid's margin hit its CPU cap. --methods [default: native, hybrid, spin_sleep].
+    /// hybrid's margin hit its CPU cap. --methods names the methods; left out (or `all`),
+    /// they are native, hybrid and spin_sleep.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024), conflicts_with_all = ["waits", "samples", "warmup", "mode", "phase", "scale", "frontier", "plot", "export_csv", "export_markdown"])]
     pub threads: Option<u64>,
 

@@ -248,6 +248,10 @@ fn bad_frontier_and_threads_arguments_are_usage_errors() {
             "not a duration",
         ),
         (&["--wait-range", "100us..2ms"], "--threads"),
+        (
+            &["--threads", "4", "--methods", "hybrid,async-rt"],
+            "measured only in the scale mode",
+        ),
     ];
     for (args, message) in cases {
         assert_usage_error(&[&["bench"][..], args].concat(), message);

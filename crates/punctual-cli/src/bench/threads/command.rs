@@ -1,11 +1,24 @@
 //! `punctual bench --threads` from the command line to its outputs.
 
+use clap::CommandFactory;
+
 use super::{run, table, ThreadsOptions, DEFAULT_METHODS, DEFAULT_RANGE};
 use crate::bench::method;
 use crate::bench::sink::Sink;
-use crate::cli::BenchArgs;
+use crate::cli::{BenchArgs, Cli};
 
 pub fn command(args: &BenchArgs, threads: usize, load_threads: usize) -> anyhow::Result<()> {
+    if !args.methods.scale_only.is_empty() {
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!(
+                    "`{}` is measured only in the scale mode, not with --threads",
+                    args.methods.scale_only.join("`, `")
+                ),
+            )
+            .exit();
+    }
     let methods = if args.methods.all {
         DEFAULT_METHODS
             .iter()
