@@ -99,11 +99,11 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let load_threads = args.load_threads.map_or(cpus, |n| n as usize);
     if args.frontier {
-        return bench::frontier::command::command(&args, load_threads).map(|()| ExitCode::SUCCESS);
+        return bench::frontier::command::command(&args, load_threads).map(exit_code);
     }
     if let Some(threads) = args.threads {
         return bench::threads::command::command(&args, threads as usize, load_threads)
-            .map(|()| ExitCode::SUCCESS);
+            .map(exit_code);
     }
     let scale = match &args.scale {
         Some(timers) => {
@@ -167,6 +167,15 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// 0 when every output was written, 1 when one could not be.
+fn exit_code(written: bool) -> ExitCode {
+    if written {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 /// Turns the first Ctrl-C into a stop at the end of the batch under way; says so when it

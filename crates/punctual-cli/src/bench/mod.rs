@@ -11,7 +11,6 @@ pub mod method;
 pub mod methods;
 pub mod recommend;
 pub mod scale;
-mod sink;
 pub mod stats;
 pub mod threads;
 mod worker;

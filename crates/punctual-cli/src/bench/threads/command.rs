@@ -4,10 +4,13 @@ use clap::CommandFactory;
 
 use super::{run, table, ThreadsOptions, DEFAULT_METHODS, DEFAULT_RANGE};
 use crate::bench::method;
-use crate::bench::sink::Sink;
 use crate::cli::{BenchArgs, Cli};
+use crate::output::file::Destination;
+use crate::output::stdio;
 
-pub fn command(args: &BenchArgs, threads: usize, load_threads: usize) -> anyhow::Result<()> {
+/// Runs the threads mode and writes its outputs; `false` when an output could not be written
+/// (each failure reported).
+pub fn command(args: &BenchArgs, threads: usize, load_threads: usize) -> anyhow::Result<bool> {
     if !args.methods.scale_only.is_empty() {
         Cli::command()
             .error(
@@ -36,16 +39,24 @@ pub fn command(args: &BenchArgs, threads: usize, load_threads: usize) -> anyhow:
         load_threads,
         mock: args.mock_timer,
     };
-    let json = args.export_json.as_deref().map(Sink::open).transpose()?;
-    let table_to_stdout = !matches!(json, Some(Sink::Stdout));
+    let json = args
+        .export_json
+        .as_deref()
+        .map(|path| Destination::check(path, ""))
+        .transpose()?;
+    let table_to_stdout = !matches!(json, Some(Destination::Stdout));
     let report = run(&options)?;
+    let mut failed = Vec::new();
     if let Some(json) = json {
         let mut bytes = serde_json::to_vec_pretty(&report)?;
         bytes.push(b'\n');
-        json.write(&bytes)?;
+        failed.extend(json.write(&bytes).err());
     }
     if table_to_stdout {
-        Sink::Stdout.write(table::render(&report).as_bytes())?;
+        failed.extend(stdio::print(&table::render(&report)).err());
     }
-    Ok(())
+    for error in &failed {
+        stdio::report(error);
+    }
+    Ok(failed.is_empty())
 }
