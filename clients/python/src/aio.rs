@@ -2,9 +2,10 @@
 //!
 //! `punctual.asyncio` (Python) polls a [`PyAsyncTimer`] or [`PyAsyncInterval`] with its
 //! event loop and a callback; while pending, the library's driver thread keeps the timer
-//! and, when it fires, the waker hands the callback to that loop with
-//! `loop.call_soon_threadsafe`, the one thread-safe way into an asyncio loop. The task then
-//! polls again, and the future completes only once the clock has reached its deadline.
+//! and, when it fires, the waker queues the callback, which a delivering thread hands to
+//! that loop with `loop.call_soon_threadsafe`, the one thread-safe way into an asyncio
+//! loop. The task then polls again, and the future completes only once the clock has
+//! reached its deadline.
 //!
 //! The driver is this module's own, with a learned spin tail: it fires a timer a learned
 //! margin early and the poll that follows spins to the deadline, on the loop's thread, with
@@ -13,8 +14,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Instant;
 
@@ -28,16 +28,13 @@ use punctual::HybridConfig;
 use crate::clock::Frame;
 use crate::convert::seconds_of_ns;
 use crate::sleep::Target;
+use crate::sys::without_gil;
 use crate::ticker::grid_of;
 use crate::wake::{PyTick, PyWake};
 
 /// The share of a sleep its spin may take. The end-to-end delay here is some tens of
 /// microseconds, so a quarter (the library's default) leaves sleeps of 100 us without one.
 const SPIN_BUDGET: f64 = 0.5;
-
-/// Set at interpreter exit (`atexit`): from then on a firing timer does not take the GIL,
-/// which a thread may not do while the interpreter is finalizing.
-static EXITING: AtomicBool = AtomicBool::new(false);
 
 static DRIVER: OnceLock<Driver> = OnceLock::new();
 
@@ -50,12 +47,6 @@ fn driver() -> PyResult<&'static Driver> {
     let driver = Driver::new(DriverConfig::new().spin_tail(tail))
         .map_err(|e| PyOSError::new_err(e.to_string()))?;
     Ok(DRIVER.get_or_init(|| driver))
-}
-
-/// Called by `atexit`.
-#[pyfunction]
-pub(crate) fn _exiting() {
-    EXITING.store(true, Ordering::Release);
 }
 
 /// Timers pending in the asyncio driver now (polled, not fired, not cancelled).
@@ -84,28 +75,67 @@ pub(crate) fn driver_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(dict)
 }
 
-/// Wakes an asyncio task: hands `callback` to its loop, thread-safely.
+/// Wakes an asyncio task: queues its loop and callback for the delivering thread.
+///
+/// The driver thread never takes the GIL: a thread that is not Python's, running Python
+/// code when the interpreter exits, is ended by CPython 3.11 mid-call and crashes the
+/// process. So the waker only queues, and a Python daemon thread (`punctual.asyncio`'s
+/// `_deliver`, in `take_wakes`) hands each callback to its loop with
+/// `loop.call_soon_threadsafe`. The spin tail's learned margin covers that extra hop.
+#[derive(Debug)]
 struct LoopWaker {
     event_loop: PyObject,
     callback: PyObject,
 }
 
+/// Wakes fired and not yet delivered.
+#[derive(Debug, Default)]
+struct Wakes {
+    queue: Mutex<Vec<Arc<LoopWaker>>>,
+    ready: Condvar,
+}
+
+static WAKES: OnceLock<Wakes> = OnceLock::new();
+
+fn wakes() -> &'static Wakes {
+    WAKES.get_or_init(Wakes::default)
+}
+
 impl Wake for LoopWaker {
     fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
+        let wakes = wakes();
+        wakes
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(self);
+        wakes.ready.notify_one();
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        if EXITING.load(Ordering::Acquire) {
-            return;
-        }
-        Python::with_gil(|py| {
-            // A closed loop refuses (RuntimeError): its task is gone, nobody waits for it.
-            let _ = self
-                .event_loop
-                .call_method1(py, "call_soon_threadsafe", (&self.callback,));
-        });
+        Arc::clone(self).wake();
     }
+}
+
+/// Blocks (without the GIL) until timers have fired, and returns their `(loop, callback)`
+/// pairs, for the delivering thread to hand each callback to its loop.
+#[pyfunction]
+pub(crate) fn _take_wakes(py: Python<'_>) -> Vec<(PyObject, PyObject)> {
+    let fired = without_gil(py, || {
+        let wakes = wakes();
+        let mut queue = wakes.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        while queue.is_empty() {
+            queue = wakes
+                .ready
+                .wait(queue)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        std::mem::take(&mut *queue)
+    });
+    fired
+        .iter()
+        .map(|w| (w.event_loop.clone_ref(py), w.callback.clone_ref(py)))
+        .collect()
 }
 
 fn context_waker(event_loop: &Bound<'_, PyAny>, callback: &Bound<'_, PyAny>) -> Waker {

@@ -6,14 +6,17 @@
 //! The Python half (`python/punctual/`) adds the asyncio coroutines, the docs' stubs,
 //! `python -m punctual` and the benchmark.
 
-#![deny(missing_debug_implementations)]
+#![deny(missing_debug_implementations, unsafe_code)]
 
 mod aio;
 mod clock;
 mod convert;
+mod exit;
 mod info;
 mod poll;
 mod sleep;
+#[allow(unsafe_code)]
+mod sys;
 mod ticker;
 mod wait;
 mod wake;
@@ -40,7 +43,8 @@ fn _punctual(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<aio::PyAsyncInterval>()?;
     m.add_function(wrap_pyfunction!(aio::pending, m)?)?;
     m.add_function(wrap_pyfunction!(aio::driver_stats, m)?)?;
-    let exiting = wrap_pyfunction!(aio::_exiting, m)?;
+    m.add_function(wrap_pyfunction!(aio::_take_wakes, m)?)?;
+    let exiting = wrap_pyfunction!(exit::_exiting, m)?;
     py.import("atexit")?.call_method1("register", (exiting,))?;
     Ok(())
 }

@@ -11,6 +11,7 @@ use punctual::{Deadline, PollError, Poller};
 
 use crate::clock::Frame;
 use crate::convert::{seconds_of_ns, Arg};
+use crate::exit::park_if_exiting;
 
 create_exception!(
     punctual,
@@ -156,12 +157,14 @@ pub(crate) fn poll_until(
             .step(step)
             .before_sleep(|| {
                 if let Some(hook) = &before_sleep {
+                    park_if_exiting();
                     if let Err(error) = Python::with_gil(|py| hook.call0(py)) {
                         *hook_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
                     }
                 }
             })
             .until(|| {
+                park_if_exiting();
                 Python::with_gil(|py| {
                     if let Some(error) = hook_error.lock().unwrap_or_else(|e| e.into_inner()).take()
                     {

@@ -14,6 +14,8 @@ use pyo3::prelude::*;
 
 use punctual::{Sleeper, Strategy, Wake};
 
+use crate::sys::without_gil;
+
 /// The longest stretch between two checks for Ctrl-C. `time.sleep` answers a signal at
 /// once; this answers it within one slice (two at the end of a wait).
 pub(crate) const SIGNAL_SLICE: Duration = Duration::from_millis(20);
@@ -40,12 +42,12 @@ where
         let now = Instant::now();
         if let Some(deadline) = deadline {
             if deadline.saturating_duration_since(now) <= 2 * SIGNAL_SLICE {
-                return Ok(py.allow_threads(move || finish(deadline)));
+                return Ok(without_gil(py, move || finish(deadline)));
             }
         }
         let slice_end = now + SIGNAL_SLICE;
         let slicer = slicer.get_or_insert_with(|| Sleeper::new(slice_strategy(slices)));
-        py.allow_threads(|| slicer.sleep_until(slice_end));
+        without_gil(py, || slicer.sleep_until(slice_end));
         py.check_signals()?;
     }
 }

@@ -137,6 +137,8 @@ def pending() -> int:
 def driver_stats() -> dict[str, Union[int, float]]:
     """The asyncio driver's counters."""
 
+def _take_wakes() -> list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]]: ...
+
 class _AsyncTimer:
     @staticmethod
     def after(seconds: Seconds) -> "_AsyncTimer": ...

@@ -2,10 +2,10 @@
 
 ``asyncio.sleep`` waits on its loop's selector, whose timeout counts whole milliseconds:
 ``asyncio.sleep(0.0001)`` takes a millisecond. Here a driver thread holds the deadlines,
-sleeps natively until the earliest, and wakes the sleeping task's own loop with
-``loop.call_soon_threadsafe``; the task finishes with a short spin (on the loop's thread,
-at most half of the sleep) whose length the driver learns, so it resumes within about a
-microsecond of its deadline, never before it.
+sleeps natively until the earliest, and a delivering thread (``punctual-asyncio``) wakes
+the sleeping task's own loop with ``loop.call_soon_threadsafe``; the task finishes with a
+short spin (on the loop's thread, at most half of the sleep) whose length the driver
+learns, so it resumes close to its deadline, never before it.
 
 Cancelling a task that awaits :func:`sleep` removes its timer from the driver
 (:func:`pending` counts what is left).
@@ -14,6 +14,7 @@ Cancelling a task that awaits :func:`sleep` removes its timer from the driver
 from __future__ import annotations
 
 import asyncio as _asyncio
+import threading as _threading
 from typing import AsyncIterator, Optional
 
 from . import _punctual
@@ -22,7 +23,32 @@ from ._punctual import Tick, Wake, driver_stats, pending
 __all__ = ["sleep", "sleep_until", "sleep_until_ns", "interval", "Interval", "pending", "driver_stats"]
 
 
+_delivering: Optional[_threading.Thread] = None
+_delivering_lock = _threading.Lock()
+
+
+def _deliver() -> None:
+    # The driver thread queues the fired timers' callbacks; this hands each to its loop.
+    while True:
+        for loop, callback in _punctual._take_wakes():
+            try:
+                loop.call_soon_threadsafe(callback)
+            except RuntimeError:
+                pass  # the loop is closed: its task is gone, nobody waits for the callback
+
+
+def _start_delivering() -> None:
+    global _delivering
+    if _delivering is not None and _delivering.is_alive():
+        return
+    with _delivering_lock:
+        if _delivering is None or not _delivering.is_alive():
+            _delivering = _threading.Thread(target=_deliver, name="punctual-asyncio", daemon=True)
+            _delivering.start()
+
+
 async def _complete(timer: _punctual._AsyncTimer) -> Wake:
+    _start_delivering()
     loop = _asyncio.get_running_loop()
     waiting: Optional[_asyncio.Future[None]] = None
 
@@ -60,6 +86,7 @@ class Interval:
     """Ticks on a fixed grid for ``async for``; see :func:`interval`."""
 
     def __init__(self, period: float, *, missed: str = "skip", first: Optional[float] = None) -> None:
+        _start_delivering()
         self._inner = _punctual._AsyncInterval(period, missed=missed, first=first)
         self._waiting: Optional[_asyncio.Future[None]] = None
 
