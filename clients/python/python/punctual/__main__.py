@@ -1,6 +1,5 @@
 """``python -m punctual``: what punctual finds on this machine, and a short benchmark."""
 
-import sys
 import time
 
 import punctual
@@ -30,4 +29,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

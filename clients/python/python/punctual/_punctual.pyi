@@ -1,11 +1,32 @@
 """Type stubs for punctual's compiled module (see the docstrings for the full story)."""
 
 import asyncio
-from typing import Any, Callable, Optional, TypeVar, Union
+from typing import Any, Callable, Optional, TypeVar, Union, final
 
 _T = TypeVar("_T")
-Seconds = Union[int, float]
+_Seconds = Union[int, float]
 
+__all__ = [
+    "sleep",
+    "sleep_until",
+    "sleep_until_ns",
+    "Sleeper",
+    "Wake",
+    "Tick",
+    "Ticker",
+    "Deadline",
+    "poll_until",
+    "PollTimeout",
+    "timer_info",
+    "clock_info",
+    "_AsyncTimer",
+    "_AsyncInterval",
+    "pending",
+    "driver_stats",
+    "_take_wakes",
+]
+
+@final
 class Wake:
     """The report of one wait, on ``time.perf_counter()``'s clock."""
 
@@ -26,6 +47,7 @@ class Wake:
     @property
     def spun_ns(self) -> int: ...
 
+@final
 class Tick:
     """One tick of a :class:`Ticker` or an asyncio interval."""
 
@@ -44,21 +66,22 @@ class Tick:
     @property
     def wake(self) -> Wake: ...
 
-def sleep(seconds: Seconds) -> Wake:
+def sleep(seconds: _Seconds) -> Wake:
     """Sleep ``seconds`` with this thread's hybrid sleeper; never returns early."""
 
-def sleep_until(deadline: Seconds) -> Wake:
+def sleep_until(deadline: _Seconds) -> Wake:
     """Sleep until ``deadline`` (seconds on ``time.perf_counter()``'s clock)."""
 
 def sleep_until_ns(deadline_ns: int) -> Wake:
     """Sleep until ``deadline_ns`` (nanoseconds on ``time.perf_counter_ns()``'s clock)."""
 
+@final
 class Sleeper:
     """A waiter with a fixed strategy: ``"hybrid"``, ``"native"`` or ``"spin"``."""
 
-    def __init__(self, strategy: str = "hybrid") -> None: ...
-    def sleep(self, seconds: Seconds) -> Wake: ...
-    def sleep_until(self, deadline: Seconds) -> Wake: ...
+    def __new__(cls, strategy: str = "hybrid") -> "Sleeper": ...
+    def sleep(self, seconds: _Seconds) -> Wake: ...
+    def sleep_until(self, deadline: _Seconds) -> Wake: ...
     def sleep_until_ns(self, deadline_ns: int) -> Wake: ...
     @property
     def strategy(self) -> str: ...
@@ -67,17 +90,18 @@ class Sleeper:
     @property
     def stats(self) -> dict[str, Union[int, float]]: ...
 
+@final
 class Ticker:
     """Ticks on a fixed grid, ``first + k * period``; iterate it."""
 
-    def __init__(
-        self,
-        period: Seconds,
+    def __new__(
+        cls,
+        period: _Seconds,
         *,
         missed: str = "skip",
         strategy: str = "hybrid",
-        first: Optional[Seconds] = None,
-    ) -> None: ...
+        first: Optional[_Seconds] = None,
+    ) -> "Ticker": ...
     def __iter__(self) -> "Ticker": ...
     def __next__(self) -> Tick: ...
     def tick(self) -> Tick: ...
@@ -91,14 +115,15 @@ class Ticker:
     def missed(self) -> int: ...
     def deadline_of(self, index: int) -> Optional[float]: ...
 
+@final
 class Deadline:
     """A point in time to give up at; ``Deadline(seconds)`` is ``seconds`` from now."""
 
-    def __init__(self, seconds: Seconds) -> None: ...
+    def __new__(cls, seconds: _Seconds) -> "Deadline": ...
     @staticmethod
-    def after(seconds: Seconds) -> "Deadline": ...
+    def after(seconds: _Seconds) -> "Deadline": ...
     @staticmethod
-    def at(deadline: Seconds) -> "Deadline": ...
+    def at(deadline: _Seconds) -> "Deadline": ...
     @staticmethod
     def never() -> "Deadline": ...
     @property
@@ -118,9 +143,9 @@ class PollTimeout(TimeoutError):
 
 def poll_until(
     condition: Callable[[], _T],
-    timeout: Union[Seconds, Deadline, None] = None,
+    timeout: Union[_Seconds, Deadline, None] = None,
     *,
-    step: Optional[Seconds] = None,
+    step: Optional[_Seconds] = None,
     before_sleep: Optional[Callable[[], Any]] = None,
 ) -> _T:
     """Call ``condition()`` until it returns a true value, which it returns."""
@@ -139,18 +164,20 @@ def driver_stats() -> dict[str, Union[int, float]]:
 
 def _take_wakes() -> list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]]: ...
 
+@final
 class _AsyncTimer:
     @staticmethod
-    def after(seconds: Seconds) -> "_AsyncTimer": ...
+    def after(seconds: _Seconds) -> "_AsyncTimer": ...
     @staticmethod
-    def until(deadline: Seconds) -> "_AsyncTimer": ...
+    def until(deadline: _Seconds) -> "_AsyncTimer": ...
     @staticmethod
     def until_ns(deadline_ns: int) -> "_AsyncTimer": ...
     def poll(self, event_loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> Optional[Wake]: ...
     def close(self) -> None: ...
 
+@final
 class _AsyncInterval:
-    def __init__(self, period: Seconds, *, missed: str = "skip", first: Optional[Seconds] = None) -> None: ...
+    def __new__(cls, period: _Seconds, *, missed: str = "skip", first: Optional[_Seconds] = None) -> "_AsyncInterval": ...
     def poll_tick(self, event_loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> Optional[Tick]: ...
     @property
     def period(self) -> Optional[float]: ...
