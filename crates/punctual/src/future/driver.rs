@@ -52,7 +52,7 @@ pub enum SpinTail {
 /// use punctual::future::{DriverConfig, SpinTail};
 /// use punctual::HybridConfig;
 ///
-/// let config = DriverConfig::new().with_spin_tail(SpinTail::Learned(HybridConfig::new().budget(0.1)));
+/// let config = DriverConfig::new().with_spin_tail(SpinTail::Learned(HybridConfig::new().with_budget(0.1)));
 /// assert!(config.validate().is_ok());
 /// assert_eq!(config.realtime_priority(), None);
 /// ```
