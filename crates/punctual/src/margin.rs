@@ -59,7 +59,7 @@ use std::time::Duration;
 
 use window::Window;
 
-use crate::{Error, HybridConfig};
+use crate::{saturating_nanos, Error, HybridConfig};
 
 /// What the hybrid strategy will do for a wait of a given length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,7 +138,7 @@ impl LengthClass {
 }
 
 fn bucket_of(native: Duration) -> usize {
-    let nanos = u64::try_from(native.as_nanos()).unwrap_or(u64::MAX);
+    let nanos = saturating_nanos(native);
     if nanos < FIRST_BUCKET_NANOS {
         return 0;
     }
@@ -235,7 +235,7 @@ impl MarginEstimator {
     /// Records an oversleep of a native part whose class [`MarginEstimator::plan_classed`]
     /// gave.
     pub(crate) fn record_in(&mut self, class: LengthClass, oversleep: Duration) {
-        let nanos = u32::try_from(oversleep.as_nanos()).unwrap_or(u32::MAX);
+        let nanos = u32::try_from(saturating_nanos(oversleep)).unwrap_or(u32::MAX);
         let bucket = usize::from(class.0).min(BUCKETS - 1);
         if self.buckets[bucket].push(nanos, self.config.window()) {
             self.level_shifts += 1;
@@ -283,7 +283,7 @@ impl MarginEstimator {
             return (Plan::Hybrid { margin: wanted }, class);
         }
         let (tail, headroom) = (self.config.tail(), self.config.headroom());
-        let limit = u64::try_from(budget.as_nanos()).unwrap_or(u64::MAX);
+        let limit = saturating_nanos(budget);
         let plan = match self.window_for(native) {
             // Nothing measured yet: spin what the budget allows until there is.
             None => Plan::Capped {
