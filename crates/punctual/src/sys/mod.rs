@@ -152,7 +152,7 @@ pub(crate) use generic::{Os, Waiter};
 /// (about 584 years). Shared by the backends that compute an OS-clock target.
 #[allow(dead_code)]
 pub(crate) fn nanos_until(deadline: Instant, now: Instant) -> u64 {
-    u64::try_from(deadline.saturating_duration_since(now).as_nanos()).unwrap_or(u64::MAX)
+    crate::saturating_nanos(deadline.saturating_duration_since(now))
 }
 
 #[cfg(test)]

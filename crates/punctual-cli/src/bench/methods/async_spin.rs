@@ -9,7 +9,7 @@ use crate::bench::method::MethodSpec;
 /// oversleep plus the executor's wake, about 30 us on a virtual machine) is more than the
 /// quarter of a 100 us sleep that the thread sleeper's default budget allows.
 pub fn tail() -> SpinTail {
-    SpinTail::Learned(HybridConfig::new().budget(0.5))
+    SpinTail::Learned(HybridConfig::new().with_budget(0.5))
 }
 
 pub const SPEC: MethodSpec = MethodSpec {

@@ -59,7 +59,7 @@ fn kern_error(what: &'static str, kr: libc::kern_return_t) -> RtError {
 }
 
 fn ticks(duration: Duration) -> u32 {
-    u32::try_from(nanos_to_ticks(duration.as_nanos() as u64)).unwrap_or(u32::MAX)
+    u32::try_from(nanos_to_ticks(crate::saturating_nanos(duration))).unwrap_or(u32::MAX)
 }
 
 fn has_time_constraint() -> bool {
