@@ -43,7 +43,7 @@ fn driver() -> PyResult<&'static Driver> {
     if let Some(driver) = DRIVER.get() {
         return Ok(driver);
     }
-    let tail = SpinTail::Learned(HybridConfig::new().budget(SPIN_BUDGET));
+    let tail = SpinTail::Learned(HybridConfig::new().with_budget(SPIN_BUDGET));
     let driver = Driver::new(DriverConfig::new().with_spin_tail(tail))
         .map_err(|e| PyOSError::new_err(e.to_string()))?;
     Ok(DRIVER.get_or_init(|| driver))
