@@ -12,7 +12,7 @@ use super::thread::{self, Core};
 use super::{Interval, Sleep};
 use crate::grid::Grid;
 use crate::rt::{self, RtError, Scheduling};
-use crate::sys::{self, DriverWait};
+use crate::sys;
 use crate::{Error, HybridConfig, Plan, TimerInfo};
 
 /// How the last stretch before a sleep's deadline is waited: natively, or with a spin in
