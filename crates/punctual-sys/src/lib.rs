@@ -7,9 +7,9 @@
 //! Internal: the API follows what those crates need and makes no promise beyond them. Use
 //! `punctual`.
 //!
-//! Every backend provides a unit struct `Os` implementing [`Platform`] and a `Waiter`
-//! implementing [`Interruptible`], so the compiler checks each against the same interface;
-//! the public items here wrap them. Exactly one is compiled in:
+//! Every backend provides a unit struct `Os` implementing the private `Platform` trait and
+//! a `Waiter` implementing `Interruptible`, so the compiler checks each against the same
+//! interface; the public items here wrap them. Exactly one is compiled in:
 //!
 //! | backend      | used on        | native wait                                       | interruptible wait                                                 |
 //! |--------------|----------------|---------------------------------------------------|--------------------------------------------------------------------|
