@@ -13,7 +13,7 @@ use super::{Interval, Sleep};
 use crate::grid::Grid;
 use crate::margin::Plan;
 use crate::rt::{self, RtError, Scheduling};
-use crate::sys::{self, DriverWait};
+use crate::sys;
 use crate::{saturating_nanos, Error, HybridConfig, TimerInfo};
 
 /// How the last stretch before a sleep's deadline is waited: natively, or with a spin in
