@@ -6,8 +6,9 @@
 //! its resident memory grows from a clean start and its CPU time is its own; the methods
 //! take turns at each N. The worker prints its [`ScaleResult`] as JSON.
 
+pub mod command;
 mod floor;
-mod mock;
+pub mod mock;
 pub mod process;
 mod rounds;
 pub mod stall;
@@ -20,13 +21,14 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use super::load::{Load, LoadKind};
+use super::method::MethodSpec;
+use super::methods;
 use super::stats::Lateness;
 use super::{Report, RunInfo, RunMode};
 use crate::environment::Environment;
 use crate::output::file::OutputFile;
 use crate::output::progress::Progress;
 use crate::units::format_nanos;
-use timers::ScaleSpec;
 
 /// The earliest deadline, after a round's set-up.
 pub const FIRST_DEADLINE: Duration = Duration::from_millis(1);
@@ -39,7 +41,8 @@ pub const MIN_TIMERS_FOR_RSS: usize = 1000;
 /// A checked `punctual bench --scale` invocation.
 #[derive(Debug, Clone)]
 pub struct ScaleOptions {
-    pub methods: Vec<&'static ScaleSpec>,
+    /// Methods with a scale part, in table order.
+    pub methods: Vec<&'static MethodSpec>,
     /// The N to run, in order.
     pub timers: Vec<u64>,
     /// At least this many timers per method and N: rounds repeat until they have fired.
@@ -150,7 +153,7 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
         for spec in &options.methods {
             progress.label(format!("{timers} timers · {}", spec.name));
             let args = worker::WorkerArgs {
-                method: spec.name,
+                method: spec,
                 timers,
                 samples: options.samples,
                 rounds: options.rounds,
@@ -158,7 +161,7 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
                 export_timers: rows.as_ref().map(|r| r.path().to_path_buf()),
             };
             let result = if options.mock {
-                mock::measure(spec, &args)?
+                mock::measure(&args)?
             } else {
                 process::in_worker_process(&args)?
             };
@@ -233,8 +236,12 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
     })
 }
 
+/// The peer the comparisons set each of ours beside.
+const BASELINE: &MethodSpec = &methods::tokio::SPEC;
+
 /// Lines that compare what the table shows: the executor's floor at each N; each of ours
-/// against itself at the smallest N measured, and against tokio at the same N.
+/// against itself at the smallest N measured, and against the baseline (tokio) at the same
+/// N.
 fn comparisons(scale: &[ScaleResult]) -> Vec<String> {
     let mut lines = Vec::new();
     let mut counts: Vec<u64> = scale.iter().map(|r| r.timers).collect();
@@ -282,23 +289,24 @@ fn comparisons(scale: &[ScaleResult]) -> Vec<String> {
                 lines.push(stalled(r));
             }
         }
-        let against_tokio: Vec<String> = rows
+        let against_baseline: Vec<String> = rows
             .iter()
             .filter_map(|r| {
-                let tokio = scale
+                let baseline = scale
                     .iter()
-                    .find(|t| t.method == "tokio" && t.timers == r.timers)?;
+                    .find(|t| t.method == BASELINE.name && t.timers == r.timers)?;
                 Some(format!(
                     "{} at {}",
-                    share(r.lateness.p50_ns, tokio.lateness.p50_ns),
+                    share(r.lateness.p50_ns, baseline.lateness.p50_ns),
                     r.timers
                 ))
             })
             .collect();
-        if !against_tokio.is_empty() {
+        if !against_baseline.is_empty() {
             lines.push(format!(
-                "{method}: median against tokio's: {}",
-                against_tokio.join(", ")
+                "{method}: median against {}'s: {}",
+                BASELINE.name,
+                against_baseline.join(", ")
             ));
         }
     }

@@ -1,16 +1,12 @@
 //! `punctual bench --threads` from the command line to its outputs.
 
 use super::{run, table, ThreadsOptions, DEFAULT_METHODS, DEFAULT_RANGE};
-use crate::bench::method;
 use crate::bench::sink::Sink;
 use crate::cli::BenchArgs;
 
 pub fn command(args: &BenchArgs, threads: usize, load_threads: usize) -> anyhow::Result<()> {
     let methods = if args.methods.all {
-        DEFAULT_METHODS
-            .iter()
-            .map(|name| method::find(name).expect("the default methods are bench methods"))
-            .collect()
+        DEFAULT_METHODS.to_vec()
     } else {
         args.methods.specs.clone()
     };
