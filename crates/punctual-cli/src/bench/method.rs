@@ -175,3 +175,29 @@ pub fn scale_names() -> String {
 pub fn scale_only_names() -> String {
     join(METHODS.iter().filter(|m| m.scale_only()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--methods`, the tables and the worker processes know a method by its name alone.
+    #[test]
+    fn every_method_has_a_name_of_its_own() {
+        for (i, spec) in METHODS.iter().enumerate() {
+            let first = METHODS.iter().position(|m| m.name == spec.name);
+            assert_eq!(first, Some(i), "`{}` is listed twice", spec.name);
+        }
+    }
+
+    /// A method with neither part could be named but never measured.
+    #[test]
+    fn every_method_has_a_part_to_measure() {
+        for spec in METHODS {
+            assert!(
+                spec.sync.is_some() || spec.scale.is_some(),
+                "`{}` has neither a sync nor a scale part",
+                spec.name
+            );
+        }
+    }
+}

@@ -12,7 +12,7 @@ pub const SPEC: MethodSpec = MethodSpec {
     about: "punctual::future::sleep_until on a tokio current-thread runtime, a private driver with no spin tail",
     ours: true,
     sync: Some(SyncSpec {
-        create: || Ok(Box::new(AsyncPunctual::new("async", SpinTail::None)?)),
+        create: || Ok(Box::new(AsyncPunctual::new(SPEC.name, SpinTail::None)?)),
         mock: MockProfile::new(24_000, 6_000, 300_000, 6_500, 0.0),
     }),
     scale: Some(ScaleSpec {

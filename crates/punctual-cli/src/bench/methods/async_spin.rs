@@ -43,6 +43,6 @@ pub const SPEC: MethodSpec = MethodSpec {
 
 /// The method as one thread waits with it (`--frontier` runs it too).
 pub const SYNC: SyncSpec = SyncSpec {
-    create: || Ok(Box::new(AsyncPunctual::new("async-spin", tail())?)),
+    create: || Ok(Box::new(AsyncPunctual::new(SPEC.name, tail())?)),
     mock: MockProfile::new(140, 40, 20_000, 20_000, 0.045).counting_spins(),
 };
