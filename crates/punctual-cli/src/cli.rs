@@ -7,8 +7,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::bench::load::LoadKind;
-use crate::bench::method::{self, MethodSpec, METHODS};
-use crate::bench::scale::timers as scale_timers;
+use crate::bench::method::{self, MethodSpec};
 use crate::bench::threads::WaitRange;
 use crate::bench::{Mode, Phase};
 use crate::units;
@@ -270,9 +269,10 @@ pub enum CpuList {
 /// The methods `--methods` named, in table order.
 #[derive(Debug, Clone)]
 pub struct MethodList {
+    /// Those one thread waits with (each has a sync part).
     pub specs: Vec<&'static MethodSpec>,
-    /// Methods only the scale mode has (e.g. `async-rt`), as named.
-    pub scale_only: Vec<&'static str>,
+    /// Methods only the scale mode has (e.g. `async-rt`).
+    pub scale_only: Vec<&'static MethodSpec>,
     /// `all` was asked for (the default): the scale mode then takes all of its own.
     pub all: bool,
 }
@@ -285,7 +285,7 @@ pub type WaitList = Vec<Duration>;
 fn parse_methods(text: &str) -> Result<MethodList, String> {
     if text.trim() == "all" {
         return Ok(MethodList {
-            specs: METHODS.iter().collect(),
+            specs: method::sync_methods().collect(),
             scale_only: Vec::new(),
             all: true,
         });
@@ -293,27 +293,23 @@ fn parse_methods(text: &str) -> Result<MethodList, String> {
     let mut chosen = Vec::new();
     let mut scale_only = Vec::new();
     for name in text.split(',').map(str::trim) {
-        match (method::find(name), scale_timers::find(name)) {
-            (Some(spec), _) => {
-                if !chosen.iter().any(|c: &&MethodSpec| c.name == spec.name) {
-                    chosen.push(spec);
-                }
-            }
-            (None, Some(scale)) => {
-                if !scale_only.contains(&scale.name) {
-                    scale_only.push(scale.name);
-                }
-            }
-            (None, None) => {
-                return Err(format!(
-                    "unknown method `{name}` (known: {}; with --scale also {}; or all)",
-                    method::names(),
-                    scale_timers::scale_only_names()
-                ))
-            }
+        let Some(spec) = method::find(name) else {
+            return Err(format!(
+                "unknown method `{name}` (known: {}; with --scale also {}; or all)",
+                method::names(),
+                method::scale_only_names()
+            ));
+        };
+        let list = if spec.sync.is_some() {
+            &mut chosen
+        } else {
+            &mut scale_only
+        };
+        if !list.iter().any(|c: &&MethodSpec| c.name == spec.name) {
+            list.push(spec);
         }
     }
-    chosen.sort_by_key(|spec| METHODS.iter().position(|m| m.name == spec.name));
+    chosen.sort_by_key(|spec| method::position(spec));
     Ok(MethodList {
         specs: chosen,
         scale_only,

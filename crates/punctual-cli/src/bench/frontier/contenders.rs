@@ -9,7 +9,8 @@ use spin_sleep::SpinSleeper;
 
 use super::mock;
 use crate::bench::clock::MockClock;
-use crate::bench::method::{self, WaitMethod};
+use crate::bench::method::WaitMethod;
+use crate::bench::methods;
 use crate::bench::worker::MakeMethod;
 use crate::units::wait_label;
 use punctual::Sleeper;
@@ -130,8 +131,8 @@ impl Contender {
                 format!("spin_sleep {} (default)", wait_label(a))
             }
             (Family::SpinSleep, Some(a)) => format!("spin_sleep {}", wait_label(a)),
-            (Family::AsyncSpin, _) => "async-spin".to_string(),
-            _ => "hybrid".to_string(),
+            (Family::AsyncSpin, _) => methods::async_spin::SPEC.name.to_string(),
+            _ => methods::hybrid::SPEC.name.to_string(),
         }
     }
 
@@ -156,15 +157,11 @@ impl Contender {
                     let ns = u32::try_from(setting.as_nanos()).unwrap_or(u32::MAX);
                     Box::new(SpinSleep(SpinSleeper::new(ns.min(999_999_999))))
                 }
-                Family::Hybrid => (find("hybrid").create)()?,
-                Family::AsyncSpin => (find("async-spin").create)()?,
+                Family::Hybrid => (methods::hybrid::SYNC.create)()?,
+                Family::AsyncSpin => (methods::async_spin::SYNC.create)()?,
             })
         })
     }
-}
-
-fn find(name: &str) -> &'static method::MethodSpec {
-    method::find(name).expect("the frontier's adaptive methods are bench methods")
 }
 
 /// The frontier's fixed-margin point: punctual's native sleep (the library's public API) to

@@ -1,6 +1,7 @@
 use std::time::Instant;
 
-use crate::bench::method::{MethodSpec, WaitMethod};
+use crate::bench::method::{MethodSpec, SyncSpec, WaitMethod};
+use crate::bench::methods::mock::MockProfile;
 
 /// async-io's `Timer::at`, driven by `async_io::block_on` on the measuring thread.
 struct AsyncIo;
@@ -16,5 +17,9 @@ pub const SPEC: MethodSpec = MethodSpec {
     name: "async-io",
     about: "async_io::Timer::at under async_io::block_on",
     ours: false,
-    create: || Ok(Box::new(AsyncIo)),
+    sync: Some(SyncSpec {
+        create: || Ok(Box::new(AsyncIo)),
+        mock: MockProfile::new(60_000, 20_000, 300_000, 5_000, 0.0),
+    }),
+    scale: None,
 };

@@ -1,8 +1,12 @@
-use punctual::future::SpinTail;
+use punctual::future::{DriverConfig, SpinTail};
 use punctual::HybridConfig;
 
 use super::AsyncPunctual;
-use crate::bench::method::MethodSpec;
+use crate::bench::method::{MethodSpec, ScaleSpec, SyncSpec};
+use crate::bench::methods::mock::MockProfile;
+use crate::bench::scale::mock::ScaleMockProfile;
+use crate::bench::scale::timers::PunctualTimer;
+use crate::bench::scale::worker;
 
 /// The spin tail the `async-spin` method (and its scale twin) runs with: the learned
 /// margin, with up to half of each sleep spun. The end-to-end delay it covers (the driver's
@@ -16,5 +20,29 @@ pub const SPEC: MethodSpec = MethodSpec {
     name: "async-spin",
     about: "as async, with the learned spin tail (budget: half of each sleep): the timer fires early, the task spins to the deadline",
     ours: true,
-    create: || Ok(Box::new(AsyncPunctual::new("async-spin", tail())?)),
+    sync: Some(SYNC),
+    scale: Some(ScaleSpec {
+        measure: |args| {
+            let config = DriverConfig::new().with_spin_tail(tail());
+            worker::measure(PunctualTimer::new(config)?, args)
+        },
+        mock: ScaleMockProfile {
+            base_ns: 150,
+            pause_ns: 0,
+            jitter_ns: 100,
+            queue_ps: 1_500,
+            tail_ns: 30_000,
+            cpu_ns: 5_000,
+            driver_cpu_ns: Some(320),
+            rss_bytes: 610,
+            timer_bytes: 76,
+            scheduling: None,
+        },
+    }),
+};
+
+/// The method as one thread waits with it (`--frontier` runs it too).
+pub const SYNC: SyncSpec = SyncSpec {
+    create: || Ok(Box::new(AsyncPunctual::new(SPEC.name, tail())?)),
+    mock: MockProfile::new(140, 40, 20_000, 20_000, 0.045).counting_spins(),
 };

@@ -1,6 +1,7 @@
 use std::time::Instant;
 
-use crate::bench::method::{MethodSpec, WaitMethod};
+use crate::bench::method::{MethodSpec, SyncSpec, WaitMethod};
+use crate::bench::methods::mock::MockProfile;
 
 /// What a naive program does: `std::thread::sleep` for the time left.
 struct StdSleep;
@@ -16,5 +17,9 @@ pub const SPEC: MethodSpec = MethodSpec {
     name: "std",
     about: "std::thread::sleep for the time left",
     ours: false,
-    create: || Ok(Box::new(StdSleep)),
+    sync: Some(SyncSpec {
+        create: || Ok(Box::new(StdSleep)),
+        mock: MockProfile::new(70_000, 25_000, 300_000, 3_500, 0.0),
+    }),
+    scale: None,
 };

@@ -3,7 +3,6 @@
 use clap::CommandFactory;
 
 use super::{run, table, ThreadsOptions, DEFAULT_METHODS, DEFAULT_RANGE};
-use crate::bench::method;
 use crate::cli::{BenchArgs, Cli};
 use crate::output::file::Destination;
 use crate::output::stdio;
@@ -17,16 +16,18 @@ pub fn command(args: &BenchArgs, threads: usize, load_threads: usize) -> anyhow:
                 clap::error::ErrorKind::ArgumentConflict,
                 format!(
                     "`{}` is measured only in the scale mode, not with --threads",
-                    args.methods.scale_only.join("`, `")
+                    args.methods
+                        .scale_only
+                        .iter()
+                        .map(|spec| spec.name)
+                        .collect::<Vec<_>>()
+                        .join("`, `")
                 ),
             )
             .exit();
     }
     let methods = if args.methods.all {
-        DEFAULT_METHODS
-            .iter()
-            .map(|name| method::find(name).expect("the default methods are bench methods"))
-            .collect()
+        DEFAULT_METHODS.to_vec()
     } else {
         args.methods.specs.clone()
     };

@@ -54,6 +54,7 @@ impl Crew {
         seed: u64,
         mock: bool,
     ) -> anyhow::Result<Crew> {
+        let sync = spec.sync()?;
         let mut members = Vec::with_capacity(threads);
         for index in 0..threads {
             let (commands, command_rx) = channel();
@@ -64,10 +65,11 @@ impl Crew {
                 .spawn(move || -> anyhow::Result<ThreadTotals> {
                     if mock {
                         let clock = MockClock::new();
-                        let method = MockMethod::for_thread(spec.name, clock.clone(), index as u64);
+                        let method =
+                            MockMethod::new(spec.name, sync.mock, clock.clone(), index as u64);
                         serve(Box::new(method), &clock, range, seed, &command_rx, &done_tx)
                     } else {
-                        match (spec.create)() {
+                        match (sync.create)() {
                             Ok(method) => {
                                 serve(method, &RealClock, range, seed, &command_rx, &done_tx)
                             }

@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use super::load::{Load, LoadKind};
 use super::method::{MethodSpec, SpinCounts};
+use super::methods;
 use super::stats::{Lateness, Recorder};
 use crate::environment::Environment;
 use crate::output::progress::Progress;
@@ -36,7 +37,11 @@ pub const DEFAULT_RANGE: WaitRange = WaitRange {
 };
 
 /// The methods measured when `--methods` does not name them.
-pub const DEFAULT_METHODS: [&str; 3] = ["native", "hybrid", "spin_sleep"];
+pub const DEFAULT_METHODS: [&MethodSpec; 3] = [
+    &methods::native::SPEC,
+    &methods::hybrid::SPEC,
+    &methods::spin_sleep::SPEC,
+];
 
 /// The longest turn a method's crew gets before the next method's.
 const SLICE: Duration = Duration::from_secs(1);
