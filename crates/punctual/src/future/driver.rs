@@ -27,7 +27,10 @@ use crate::{saturating_nanos, Error, HybridConfig, TimerInfo};
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 #[non_exhaustive]
 pub enum SpinTail {
-    /// Sleep natively all the way (the default): the least CPU, and no task ever spins.
+    /// Sleep natively all the way (the default): the least CPU. A task spins only when the
+    /// driver, awake, fired its timer with others due within what its last wait overslept
+    /// (at most 50 us before the deadline; a wait would have woken no sooner) and the task
+    /// is polled before its deadline.
     #[default]
     None,
     /// Fire each timer this long before its deadline (all of the wait, for a shorter one)
