@@ -245,48 +245,28 @@ impl Timers {
     /// Timers due at the same nanosecond are never split between two calls: the mark
     /// could not tell the fired ones from the others, and a sleep whose timer had fired
     /// would take a slot freed (or reused) under it for its own.
-    #[cfg(test)]
     pub(crate) fn expire(&mut self, now_ns: u64, limit: usize, wakers: &mut Vec<Waker>) -> Expired {
-        self.expire_early(now_ns, 0, limit, wakers)
-    }
-
-    /// As [`Timers::expire`], and also fires the timers due within `early_ns` after
-    /// `now_ns`, before they are due: the driver thread's batch of what would fall due
-    /// while it went to sleep and woke again. Their sleeps, polled before the deadline,
-    /// spin to it (as within a spin tail's margin); a sleep is never complete early. The
-    /// mark covers the timers fired early, and never passes one not fired.
-    pub(crate) fn expire_early(
-        &mut self,
-        now_ns: u64,
-        early_ns: u64,
-        limit: usize,
-        wakers: &mut Vec<Waker>,
-    ) -> Expired {
-        let through_ns = now_ns.saturating_add(early_ns);
         let mut expired = Expired::default();
         let mut last_ns = None;
         loop {
             match self.heap.first() {
                 Some(top)
-                    if top.deadline_ns <= through_ns
+                    if top.deadline_ns <= now_ns
                         && (expired.fired < limit || last_ns == Some(top.deadline_ns)) => {}
                 _ => break,
             }
             let entry = self.pop_earliest();
             last_ns = Some(entry.deadline_ns);
             wakers.extend(self.free_slot(entry.slot));
-            let late_ns = now_ns.saturating_sub(entry.deadline_ns);
+            let late_ns = now_ns - entry.deadline_ns;
             expired.fired += 1;
             expired.late_total_ns = expired.late_total_ns.saturating_add(late_ns);
             expired.late_max_ns = expired.late_max_ns.max(late_ns);
         }
-        // The mark reaches the last timer fired (early or not) and no further than the
-        // clock otherwise, so registrations due in the window are not refused for nothing.
-        // Every timer left is due after it; ties with the earliest left stay below it.
-        let reach = last_ns.map_or(now_ns, |last| last.max(now_ns));
+        // Every timer left is due after the mark; ties with the earliest left stay below it.
         let mark = match self.heap.first() {
-            Some(top) => reach.min(top.deadline_ns - 1),
-            None => reach,
+            Some(top) => now_ns.min(top.deadline_ns - 1),
+            None => now_ns,
         };
         self.fired_through_ns = self.fired_through_ns.max(mark);
         expired
@@ -327,7 +307,7 @@ impl Timers {
     /// earliest children to a leaf, and the last entry, put there, sifts up. The last entry
     /// is among the latest, so it seldom rises far, and the walk down compares children
     /// only, not each level with it too: at 100,000 timers this took the driver thread
-    /// from 819 to 602 instructions per timer fired (`examples/driver_cost.rs` under
+    /// from 819 to 598 instructions per timer fired (`examples/driver_cost.rs` under
     /// callgrind, `docs/driver-cost.md`).
     fn pop_earliest(&mut self) -> Entry {
         let last = self.heap.pop().expect("pop_earliest on an empty heap");
@@ -395,12 +375,7 @@ fn earliest_child(heap: &[Entry], first: usize) -> usize {
             let left = if b.deadline_ns < a.deadline_ns { 1 } else { 0 };
             let right = if d.deadline_ns < c.deadline_ns { 3 } else { 2 };
             let earlier = |i: usize| [a, b, c, d][i].deadline_ns;
-            first
-                + if earlier(right) < earlier(left) {
-                    right
-                } else {
-                    left
-                }
+            first + if earlier(right) < earlier(left) { right } else { left }
         }
         _ => (first..heap.len())
             .min_by_key(|&c| heap[c].deadline_ns)
@@ -529,31 +504,6 @@ mod tests {
         // Every fired timer is at or below the mark: none is taken for pending.
         assert!(timers.slots[late as usize].pos != FREE);
         let _ = (early, ties);
-    }
-
-    #[test]
-    fn an_early_batch_fires_only_within_its_window_and_the_mark_covers_it() {
-        let mut timers = Timers::default();
-        // Deadlines a nanosecond apart, straddling the window's end.
-        let ids: Vec<u32> = (100..=110)
-            .map(|ns| timers.insert(ns, waker()).unwrap())
-            .collect();
-        let mut wakers = Vec::new();
-        let expired = timers.expire_early(95, 10, usize::MAX, &mut wakers);
-        assert_eq!(expired.fired, 6, "100 to 105, due within 10 ns of 95");
-        assert_eq!((expired.late_total_ns, expired.late_max_ns), (0, 0));
-        assert_eq!(timers.fired_through(), 105);
-        assert_eq!(timers.earliest(), Some(106));
-        check_positions(&timers);
-        // The window ends the mark at the last timer fired, not at its own end.
-        let expired = timers.expire_early(200, 1_000, usize::MAX, &mut wakers);
-        assert_eq!(expired.fired, 5);
-        assert_eq!(timers.fired_through(), 200);
-        assert!(
-            timers.insert(201, waker()).is_ok(),
-            "nothing fired past the clock"
-        );
-        let _ = ids;
     }
 
     #[test]

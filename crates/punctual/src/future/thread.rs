@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use super::driver::{nanos, DriverStats, Shared, NEVER_NS};
 use super::fired::FiredThrough;
 use crate::margin::Plan;
-use crate::sys::{self, DriverWait, Platform, Woken};
+use crate::sys::{self, DriverWait, Platform};
 
 /// How many timers one pass fires before waking their tasks, so that the first tasks of a
 /// burst start sooner and a registration waits less for the lock. (Completing sleeps take
@@ -21,9 +21,6 @@ const BATCH: usize = 64;
 /// How stale the published CPU time may get while the driver is busy: reading the thread's
 /// CPU clock is a system call, too dear for every one of thousands of short waits.
 const CPU_TIME_EVERY: Duration = Duration::from_millis(1);
-/// The most the driver fires a timer before it is due, in its batch of what would fall
-/// due while it slept and woke again (see [`early_window_ns`]).
-const MAX_EARLY: Duration = Duration::from_micros(50);
 /// How far off the next fire time must be for the driver to give spare storage back before
 /// waiting: never in the middle of a burst (see `heap.rs`).
 const TRIM_BEFORE: Duration = Duration::from_millis(1);
@@ -170,36 +167,18 @@ pub(crate) fn spawn(
         .map(drop)
 }
 
-/// How much before its fire time the driver fires a timer that falls due within what its
-/// last timed wait overslept (at most [`MAX_EARLY`]): a timer due that soon would be fired
-/// no sooner after a wait, and the wait and its wake are most of the driver's cost per
-/// timer when timers are microseconds apart. The sleep, polled before its deadline, spins
-/// to it (`fired.rs`: a timer fired early is fired, and its sleep knows it). None for a
-/// learned spin tail, whose margins learn from the delay after each fire time.
-fn early_window_ns(overslept: Duration, learns: bool) -> u64 {
-    if learns {
-        0
-    } else {
-        nanos(overslept.min(MAX_EARLY))
-    }
-}
-
 fn run(shared: &Weak<Shared>, core: &Core, epoch: Instant) {
     let mut wakers = Vec::new();
     let mut cpu_time_read = Instant::now();
-    let mut overslept = Duration::ZERO;
     loop {
         // Held only while looking at the heap, so the driver's last handle can end it.
         let Some(driver) = shared.upgrade() else {
             return;
         };
-        let early_ns = early_window_ns(overslept, driver.learns());
         let (expired, next_ns, spare) = {
             let mut locked = driver.lock();
             let now_ns = nanos(Instant::now().saturating_duration_since(epoch));
-            let expired = locked
-                .timers
-                .expire_early(now_ns, early_ns, BATCH, &mut wakers);
+            let expired = locked.timers.expire(now_ns, BATCH, &mut wakers);
             core.fired_through.publish(&locked.timers);
             let next = locked.timers.earliest();
             let idle = expired.fired == 0
@@ -234,9 +213,7 @@ fn run(shared: &Weak<Shared>, core: &Core, epoch: Instant) {
         let fire_at = next_ns.and_then(|ns| epoch.checked_add(Duration::from_nanos(ns)));
         if fire_at.map_or(true, |at| Instant::now() < at) {
             core.waits.fetch_add(1, Relaxed);
-            if let (Woken::TimedOut, Some(at)) = (core.waiter.wait(fire_at), fire_at) {
-                overslept = Instant::now().saturating_duration_since(at);
-            }
+            core.waiter.wait(fire_at);
         }
         core.planned_ns.store(0, Relaxed);
     }
