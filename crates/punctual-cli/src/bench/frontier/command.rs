@@ -4,6 +4,7 @@
 use super::{plot, run, table, FrontierOptions};
 use crate::bench::sink::Sink;
 use crate::cli::BenchArgs;
+use crate::output::file::OutputFile;
 
 pub fn command(args: &BenchArgs, load_threads: usize) -> anyhow::Result<()> {
     let options = FrontierOptions {
@@ -17,6 +18,11 @@ pub fn command(args: &BenchArgs, load_threads: usize) -> anyhow::Result<()> {
     };
     let json = args.export_json.as_deref().map(Sink::open).transpose()?;
     let svg = args.plot.as_deref().map(Sink::open).transpose()?;
+    let page = args
+        .report
+        .as_deref()
+        .map(|path| OutputFile::check(path, "the report to "))
+        .transpose()?;
     let table_to_stdout = !matches!(json, Some(Sink::Stdout));
     let report = run(&options)?;
     let mut out = String::new();
@@ -24,7 +30,9 @@ pub fn command(args: &BenchArgs, load_threads: usize) -> anyhow::Result<()> {
         out.push_str(&table::render(&report));
     }
     if let Some(json) = json {
-        let mut bytes = serde_json::to_vec_pretty(&report)?;
+        let mut value = serde_json::to_value(&report)?;
+        crate::export::json::with_command(&mut value);
+        let mut bytes = serde_json::to_vec_pretty(&value)?;
         bytes.push(b'\n');
         json.write(&bytes)?;
     }
@@ -34,6 +42,12 @@ pub fn command(args: &BenchArgs, load_threads: usize) -> anyhow::Result<()> {
             if let Some(path) = &args.plot {
                 out.push_str(&format!("plot: {}\n", path.display()));
             }
+        }
+    }
+    if let Some(page) = page {
+        page.write(crate::report::frontier_page(&report)?.as_bytes())?;
+        if table_to_stdout {
+            out.push_str(&format!("report: {}\n", page.path().display()));
         }
     }
     Sink::Stdout.write(out.as_bytes())
