@@ -44,7 +44,8 @@ td.worse { background: #fde2e1; color: #8a1c14; }
 td.better { background: #ddf3e0; color: #14632a; }
 td.differs { background: #fff4e5; }
 figure { margin: .5rem 0; }
-svg.plot { display: block; width: 100%; height: auto; max-width: 1100px; border: 1px solid var(--line); }
+svg.plot { display: block; width: 100%; min-width: 36rem; height: auto; max-width: 1100px; border: 1px solid var(--line); }
+.pair > div { min-width: 0; }
 .pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 30rem), 1fr)); gap: 1rem; }
 pre { background: var(--soft); padding: .6rem; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
 @media (max-width: 40rem) { body { padding: .6rem; font-size: 14px; } th, td { padding: .2rem .35rem; } }
@@ -54,7 +55,7 @@ pre { background: var(--soft); padding: .6rem; overflow-x: auto; white-space: pr
   .scroll { overflow: visible; }
   section.wait, figure, table { break-inside: avoid; }
   h2 { break-after: avoid; }
-  svg.plot { max-width: 100%; border: none; }
+  svg.plot { max-width: 100%; min-width: 0; border: none; }
 }
 ";
 
@@ -142,7 +143,7 @@ impl Table {
 }
 
 /// An SVG from plotters, made to fit the page: its XML prologue dropped, a class for the CSS
-/// and a label for screen readers.
+/// and a label for screen readers. On a phone it keeps a legible width and scrolls sideways.
 pub fn figure(svg: &str, label: &str, caption: &str) -> String {
     let start = svg.find("<svg").unwrap_or(0);
     let svg = svg[start..].replacen(
@@ -154,7 +155,7 @@ pub fn figure(svg: &str, label: &str, caption: &str) -> String {
         1,
     );
     format!(
-        "<figure>\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
+        "<figure>\n<div class=\"scroll\">\n{}\n</div>\n<figcaption>{}</figcaption>\n</figure>\n",
         svg.trim_end(),
         escape(caption)
     )
