@@ -69,9 +69,6 @@ pub struct Row {
     /// A frontier contender's family: `fixed-margin`, `spin-sleep`, `hybrid`, `async-spin`.
     #[serde(default)]
     pub family: Option<String>,
-    /// spin_sleep's own default accuracy, in a frontier run.
-    #[serde(default)]
-    pub default: bool,
     pub wait_ns: u64,
     pub samples: u64,
     pub min_ns: i64,

@@ -100,8 +100,6 @@ fn nanos(row: &Row, ns: f64) -> Cell {
 fn name(row: &Row) -> String {
     if row.ours {
         format!("{} *", row.method)
-    } else if row.default {
-        format!("{} (default)", row.method)
     } else {
         row.method.clone()
     }
