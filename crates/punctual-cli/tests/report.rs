@@ -239,6 +239,17 @@ fn a_page_that_cannot_be_written_fails_before_measuring() {
         &[&MOCK_BENCH[..], &["--report", "r.svg"]].concat(),
         "give a name ending in .html",
     );
+    for mode in [["--scale", "1"], ["--threads", "2"]] {
+        assert_usage_error(
+            &[
+                &["bench", "--mock-timer"][..],
+                &mode,
+                &["--report", "r.html"],
+            ]
+            .concat(),
+            "cannot be used with",
+        );
+    }
     assert_usage_error(
         &[
             &MOCK_BENCH[..],

@@ -160,3 +160,17 @@ pub fn figure(svg: &str, label: &str, caption: &str) -> String {
         escape(caption)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::escape;
+
+    #[test]
+    fn what_html_gives_a_meaning_is_escaped() {
+        assert_eq!(
+            escape(r#"<b>"a" & 'b'</b>"#),
+            "&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;"
+        );
+        assert_eq!(escape("µs, plain"), "µs, plain");
+    }
+}

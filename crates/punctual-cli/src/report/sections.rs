@@ -209,3 +209,18 @@ pub fn placements(export: &Export) -> Vec<String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::quote;
+
+    #[test]
+    fn a_command_is_quoted_as_a_shell_takes_it() {
+        assert_eq!(quote("--wait"), "--wait");
+        assert_eq!(quote("100us,1ms"), "100us,1ms");
+        assert_eq!(quote("my report.html"), "'my report.html'");
+        assert_eq!(quote("it's"), r"'it'\''s'");
+        assert_eq!(quote(""), "''");
+        assert_eq!(quote("$HOME"), "'$HOME'");
+    }
+}
