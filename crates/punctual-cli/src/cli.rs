@@ -28,6 +28,9 @@ pub enum Command {
     Probe(ProbeArgs),
     /// Periodic wake-ups on a fixed grid, measured and reported as cyclictest does.
     Grid(GridArgs),
+    /// Turn one `bench --export-json` file into an HTML page, or two into a page that
+    /// compares them (two machines, or before and after a change).
+    Report(ReportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -87,6 +90,11 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE.svg", value_parser = parse_svg_path)]
     pub plot: Option<PathBuf>,
 
+    /// Write one self-contained HTML page of the run (tables, lateness plots, the
+    /// environment and the command), for a browser, a phone or a printer.
+    #[arg(long, value_name = "FILE.html", value_parser = parse_html_path, conflicts_with_all = ["scale", "threads"])]
+    pub report: Option<PathBuf>,
+
     /// Scale mode: for each N listed (e.g. 1,1000,100000,1000000), N timers pending at
     /// once with deadlines spread over 1 to 100 ms, one task each on a tokio current-thread
     /// runtime; lateness percentiles, CPU and memory per timer, punctual's driver beside
@@ -143,6 +151,18 @@ pub struct BenchArgs {
     /// Replace every method and clock with deterministic stand-ins (for tests).
     #[arg(long, hide = true)]
     pub mock_timer: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// One `punctual bench --export-json` file (a wait table or a --frontier run), or two
+    /// to compare: differences are given as the second over the first.
+    #[arg(value_name = "RESULTS.json", num_args = 1..=2, required = true)]
+    pub exports: Vec<PathBuf>,
+
+    /// The HTML page to write.
+    #[arg(short, long, value_name = "FILE.html", value_parser = parse_html_path)]
+    pub output: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -365,6 +385,17 @@ fn parse_svg_path(text: &str) -> Result<PathBuf, String> {
     } else {
         Err(format!(
             "`{text}`: the plot is an SVG file; give a name ending in .svg"
+        ))
+    }
+}
+
+fn parse_html_path(text: &str) -> Result<PathBuf, String> {
+    let lower = text.to_ascii_lowercase();
+    if lower.ends_with(".html") || lower.ends_with(".htm") {
+        Ok(PathBuf::from(text))
+    } else {
+        Err(format!(
+            "`{text}`: the report is an HTML page; give a name ending in .html"
         ))
     }
 }

@@ -1,13 +1,15 @@
 //! The environment header: what the machine was doing its timing with.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::{self, Platform};
 use crate::units::format_duration;
 
 /// Where a run happened. Every field is what the OS reported, or `null` where it could not
-/// tell; nothing is guessed.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+/// tell; nothing is guessed. `punctual report` reads it back from an export, a field the
+/// export lacks (one made by an older punctual) as unknown.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct Environment {
     /// punctual's version.
     pub punctual_version: String,

@@ -10,6 +10,7 @@ mod export;
 mod grid;
 mod output;
 mod probe;
+mod report;
 mod rng;
 #[allow(unsafe_code)]
 mod sys;
@@ -43,6 +44,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Bench(args) => bench::command::command(*args),
         Command::Probe(args) => probe::command(&args).map(|()| ExitCode::SUCCESS),
         Command::Grid(args) => grid::command(&args),
+        Command::Report(args) => report::command::command(&args).map(|()| ExitCode::SUCCESS),
     }
 }
 

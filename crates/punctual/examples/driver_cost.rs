@@ -75,7 +75,10 @@ fn main() -> Result<(), punctual::Error> {
     });
     // The driver publishes its CPU time exactly once it has no timers left.
     std::thread::sleep(Duration::from_millis(5));
-    let cpu = driver.cpu_time().unwrap_or_default().saturating_sub(cpu_before);
+    let cpu = driver
+        .cpu_time()
+        .unwrap_or_default()
+        .saturating_sub(cpu_before);
     let stats = driver.stats();
     let fired = (stats.wakes - stats_before.wakes).max(1);
     let mut late: Vec<i64> = late_ns.iter().map(|l| l.load(Relaxed)).collect();

@@ -375,7 +375,12 @@ fn earliest_child(heap: &[Entry], first: usize) -> usize {
             let left = if b.deadline_ns < a.deadline_ns { 1 } else { 0 };
             let right = if d.deadline_ns < c.deadline_ns { 3 } else { 2 };
             let earlier = |i: usize| [a, b, c, d][i].deadline_ns;
-            first + if earlier(right) < earlier(left) { right } else { left }
+            first
+                + if earlier(right) < earlier(left) {
+                    right
+                } else {
+                    left
+                }
         }
         _ => (first..heap.len())
             .min_by_key(|&c| heap[c].deadline_ns)

@@ -4,7 +4,7 @@
 
 use super::{plot, run, table, FrontierOptions};
 use crate::cli::BenchArgs;
-use crate::output::file::Destination;
+use crate::output::file::{Destination, OutputFile};
 use crate::output::stdio;
 
 /// Runs the frontier and writes its outputs; `false` when an output could not be written
@@ -29,6 +29,11 @@ pub fn command(args: &BenchArgs, load_threads: usize) -> anyhow::Result<bool> {
         .as_deref()
         .map(|path| Destination::check(path, "the plot to "))
         .transpose()?;
+    let page = args
+        .report
+        .as_deref()
+        .map(|path| OutputFile::check(path, "the report to "))
+        .transpose()?;
     let table_to_stdout = !matches!(json, Some(Destination::Stdout));
     let report = run(&options)?;
     let mut out = String::new();
@@ -37,7 +42,9 @@ pub fn command(args: &BenchArgs, load_threads: usize) -> anyhow::Result<bool> {
     }
     let mut failed = Vec::new();
     if let Some(json) = json {
-        let mut bytes = serde_json::to_vec_pretty(&report)?;
+        let mut value = serde_json::to_value(&report)?;
+        crate::export::json::with_command(&mut value);
+        let mut bytes = serde_json::to_vec_pretty(&value)?;
         bytes.push(b'\n');
         failed.extend(json.write(&bytes).err());
     }
@@ -48,6 +55,15 @@ pub fn command(args: &BenchArgs, load_threads: usize) -> anyhow::Result<bool> {
                 if let Some(path) = &args.plot {
                     out.push_str(&format!("plot: {}\n", path.display()));
                 }
+            }
+            Ok(()) => {}
+            Err(e) => failed.push(e),
+        }
+    }
+    if let Some(page) = page {
+        match crate::report::frontier_page(&report).and_then(|html| page.write(html.as_bytes())) {
+            Ok(()) if table_to_stdout => {
+                out.push_str(&format!("report: {}\n", page.path().display()));
             }
             Ok(()) => {}
             Err(e) => failed.push(e),
