@@ -11,6 +11,7 @@ use crate::bench::method::{self, MethodSpec, METHODS};
 use crate::bench::scale::timers as scale_timers;
 use crate::bench::threads::WaitRange;
 use crate::bench::{Mode, Phase};
+use crate::sys::waits::THIS_OS;
 use crate::units;
 use punctual::Strategy;
 
@@ -34,8 +35,9 @@ pub enum Command {
 #[derive(Debug, Args)]
 #[command(after_help = BENCH_AFTER_HELP)]
 pub struct BenchArgs {
-    /// Methods to compare, comma-separated, or `all` (see --list-methods). With --scale:
-    /// async, async-rt, async-spin and tokio.
+    /// Methods to compare, comma-separated, and the groups `all` (the methods that run on
+    /// every OS) and `os` (this OS's own ways to wait: Sleep, timers, epoll...); see
+    /// --list-methods. With --scale: async, async-rt, async-spin and tokio.
     #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_methods)]
     pub methods: MethodList,
 
@@ -284,28 +286,38 @@ pub type WaitList = Vec<Duration>;
 fn parse_methods(text: &str) -> Result<MethodList, String> {
     if text.trim() == "all" {
         return Ok(MethodList {
-            specs: METHODS.iter().collect(),
+            specs: method::portable().collect(),
             scale_only: Vec::new(),
             all: true,
         });
     }
     let mut chosen = Vec::new();
     let mut scale_only = Vec::new();
+    let mut choose = |spec: &'static MethodSpec| {
+        if !chosen.iter().any(|c: &&MethodSpec| c.name == spec.name) {
+            chosen.push(spec);
+        }
+    };
     for name in text.split(',').map(str::trim) {
-        match (method::find(name), scale_timers::find(name)) {
-            (Some(spec), _) => {
-                if !chosen.iter().any(|c: &&MethodSpec| c.name == spec.name) {
-                    chosen.push(spec);
-                }
+        match (name, method::find(name), scale_timers::find(name)) {
+            ("all", _, _) => method::portable().for_each(&mut choose),
+            ("os", _, _) => method::os_primitives().for_each(&mut choose),
+            (_, Some(spec), _) if !spec.runs_here() => {
+                return Err(format!(
+                    "method `{name}` waits with {}'s own primitive; this program was built for {}",
+                    spec.runs_on.names(),
+                    THIS_OS.name()
+                ))
             }
-            (None, Some(scale)) => {
+            (_, Some(spec), _) => choose(spec),
+            (_, None, Some(scale)) => {
                 if !scale_only.contains(&scale.name) {
                     scale_only.push(scale.name);
                 }
             }
-            (None, None) => {
+            (_, None, None) => {
                 return Err(format!(
-                    "unknown method `{name}` (known: {}; with --scale also {}; or all)",
+                    "unknown method `{name}` (known here: {}; with --scale also {}; or the groups all, os)",
                     method::names(),
                     scale_timers::scale_only_names()
                 ))

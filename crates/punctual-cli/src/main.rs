@@ -81,17 +81,16 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<ExitCode> {
         usage_error(message);
     }
     if args.list_methods {
-        let wait_table = bench::method::METHODS
+        let mut list = bench::method::listing();
+        for spec in scale_timers::SCALE_METHODS
             .iter()
-            .map(|spec| (spec.name, spec.about, spec.ours, ""));
-        let scale_only = scale_timers::SCALE_METHODS
-            .iter()
-            .filter(|spec| spec.scale_only())
-            .map(|spec| (spec.name, spec.about, spec.ours, " (--scale only)"));
-        let mut list = String::new();
-        for (name, about, ours, only) in wait_table.chain(scale_only) {
-            let ours = if ours { " (ours)" } else { "" };
-            list.push_str(&format!("{name:<12} {about}{ours}{only}\n"));
+            .filter(|s| s.scale_only())
+        {
+            let ours = if spec.ours { " (ours)" } else { "" };
+            list.push_str(&format!(
+                "{:<16} {}{ours} (--scale only)\n",
+                spec.name, spec.about
+            ));
         }
         stdio::print(&list)?;
         return Ok(ExitCode::SUCCESS);

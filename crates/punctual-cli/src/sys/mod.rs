@@ -10,7 +10,9 @@
 //! | `windows.rs` | Windows        |
 //! | `generic.rs` | anything else  |
 //!
-//! `unix.rs` holds what Linux and macOS share.
+//! `unix.rs` holds what Linux and macOS share. `waits.rs` holds the wait primitives of
+//! `bench`'s OS methods, every OS's on every OS (`linux_waits.rs`, `macos_waits.rs`,
+//! `windows_waits.rs`, and `absent_waits.rs` for the others).
 
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -124,6 +126,8 @@ pub trait Platform {
 
 #[cfg(unix)]
 mod unix;
+
+pub mod waits;
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod linux;

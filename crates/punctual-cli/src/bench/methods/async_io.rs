@@ -1,6 +1,6 @@
 use std::time::Instant;
 
-use crate::bench::method::{MethodSpec, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, WaitMethod};
 
 /// async-io's `Timer::at`, driven by `async_io::block_on` on the measuring thread.
 struct AsyncIo;
@@ -16,5 +16,8 @@ pub const SPEC: MethodSpec = MethodSpec {
     name: "async-io",
     about: "async_io::Timer::at under async_io::block_on",
     ours: false,
+    runs_on: Oses::ALL,
+    os_primitive_on: Oses::NONE,
+    never_early_on: Oses::NONE,
     create: || Ok(Box::new(AsyncIo)),
 };

@@ -2,7 +2,7 @@ use punctual::future::SpinTail;
 use punctual::HybridConfig;
 
 use super::AsyncPunctual;
-use crate::bench::method::MethodSpec;
+use crate::bench::method::{MethodSpec, Oses};
 
 /// The spin tail the `async-spin` method (and its scale twin) runs with: the learned
 /// margin, with up to half of each sleep spun. The end-to-end delay it covers (the driver's
@@ -16,5 +16,8 @@ pub const SPEC: MethodSpec = MethodSpec {
     name: "async-spin",
     about: "as async, with the learned spin tail (budget: half of each sleep): the timer fires early, the task spins to the deadline",
     ours: true,
+    runs_on: Oses::ALL,
+    os_primitive_on: Oses::NONE,
+    never_early_on: Oses::NONE,
     create: || Ok(Box::new(AsyncPunctual::new("async-spin", tail())?)),
 };

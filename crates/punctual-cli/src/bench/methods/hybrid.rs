@@ -1,11 +1,14 @@
 use punctual::Sleeper;
 
 use super::Punctual;
-use crate::bench::method::MethodSpec;
+use crate::bench::method::{MethodSpec, Oses};
 
 pub const SPEC: MethodSpec = MethodSpec {
     name: "hybrid",
     about: "punctual, hybrid strategy (the default): native sleep, then a learned spin tail",
     ours: true,
+    runs_on: Oses::ALL,
+    os_primitive_on: Oses::WINDOWS,
+    never_early_on: Oses::ALL,
     create: || Ok(Box::new(Punctual(Sleeper::hybrid()))),
 };

@@ -2,7 +2,7 @@ use std::time::Instant;
 
 use spin_sleep::SpinSleeper;
 
-use crate::bench::method::{MethodSpec, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, WaitMethod};
 
 /// The spin_sleep crate's default sleeper: native sleep less a fixed accuracy (125 us on
 /// Unix), then spin.
@@ -27,5 +27,8 @@ pub const SPEC: MethodSpec = MethodSpec {
     name: "spin_sleep",
     about: "the spin_sleep crate's default SpinSleeper",
     ours: false,
+    runs_on: Oses::ALL,
+    os_primitive_on: Oses::NONE,
+    never_early_on: Oses::NONE,
     create: || Ok(Box::new(SpinSleep(SpinSleeper::default()))),
 };

@@ -1,6 +1,6 @@
 use std::time::Instant;
 
-use crate::bench::method::{MethodSpec, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, WaitMethod};
 
 /// What a naive program does: `std::thread::sleep` for the time left.
 struct StdSleep;
@@ -16,5 +16,8 @@ pub const SPEC: MethodSpec = MethodSpec {
     name: "std",
     about: "std::thread::sleep for the time left",
     ours: false,
+    runs_on: Oses::ALL,
+    os_primitive_on: Oses::NONE,
+    never_early_on: Oses::NONE,
     create: || Ok(Box::new(StdSleep)),
 };

@@ -1,6 +1,6 @@
 use std::time::Instant;
 
-use crate::bench::method::{MethodSpec, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, WaitMethod};
 
 /// `tokio::time::sleep_until` on a current-thread runtime driven by the measuring thread.
 struct Tokio(tokio::runtime::Runtime);
@@ -17,6 +17,9 @@ pub const SPEC: MethodSpec = MethodSpec {
     name: "tokio",
     about: "tokio::time::sleep_until on a current-thread runtime",
     ours: false,
+    runs_on: Oses::ALL,
+    os_primitive_on: Oses::NONE,
+    never_early_on: Oses::NONE,
     create: || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()

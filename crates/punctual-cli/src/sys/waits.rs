@@ -1,0 +1,71 @@
+//! The wait primitives of `bench`'s OS methods, every OS's under the same names on every
+//! OS: on its own OS the real call (`linux_waits.rs`, `macos_waits.rs`,
+//! `windows_waits.rs`), elsewhere the same signatures failing with `Unsupported`
+//! (`absent_waits.rs`), so that each method's file compiles everywhere and says where it
+//! runs through [`TargetOs`] rather than `cfg`.
+
+#[path = "absent_waits.rs"]
+mod absent;
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+#[path = "linux_waits.rs"]
+pub mod linux;
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+pub use absent::linux;
+
+#[cfg(target_os = "macos")]
+#[path = "macos_waits.rs"]
+pub mod macos;
+#[cfg(not(target_os = "macos"))]
+pub use absent::macos;
+
+#[cfg(windows)]
+#[path = "windows_waits.rs"]
+pub mod windows;
+#[cfg(not(windows))]
+pub use absent::windows;
+
+/// The OSes a method can be native to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetOs {
+    Linux,
+    Macos,
+    Windows,
+    /// Anything else: only the portable methods run there.
+    #[cfg_attr(
+        any(
+            target_os = "linux",
+            target_os = "android",
+            target_os = "macos",
+            windows
+        ),
+        allow(dead_code, reason = "THIS_OS on the other OSes only")
+    )]
+    Other,
+}
+
+impl TargetOs {
+    pub fn name(self) -> &'static str {
+        match self {
+            TargetOs::Linux => "Linux",
+            TargetOs::Macos => "macOS",
+            TargetOs::Windows => "Windows",
+            TargetOs::Other => "other OSes",
+        }
+    }
+}
+
+/// The OS this program was built for.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub const THIS_OS: TargetOs = TargetOs::Linux;
+#[cfg(target_os = "macos")]
+pub const THIS_OS: TargetOs = TargetOs::Macos;
+#[cfg(windows)]
+pub const THIS_OS: TargetOs = TargetOs::Windows;
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "macos",
+    windows
+)))]
+pub const THIS_OS: TargetOs = TargetOs::Other;
