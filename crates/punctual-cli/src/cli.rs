@@ -153,6 +153,12 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Time this bench method instead of the OS's plain sleep (Win32 `Sleep()` on Windows,
+    /// `nanosleep()` at the default timer slack on Linux and macOS); see
+    /// `punctual bench --list-methods`.
+    #[arg(long, value_name = "NAME", value_parser = parse_probe_method, conflicts_with = "mock_timer")]
+    pub method: Option<&'static MethodSpec>,
+
     /// Longest time spent timing each request in each phase.
     #[arg(long, value_name = "TIME", allow_hyphen_values = true, default_value = "800ms", value_parser = parse_duration_budget)]
     pub time_per_request: Duration,
@@ -330,6 +336,15 @@ fn parse_methods(text: &str) -> Result<MethodList, String> {
         scale_only,
         all: false,
     })
+}
+
+fn parse_probe_method(text: &str) -> Result<&'static MethodSpec, String> {
+    match parse_methods(text)?.specs.as_slice() {
+        [spec] => Ok(spec),
+        _ => Err(format!(
+            "`{text}`: name one method, e.g. nanosleep or sleep-ms"
+        )),
+    }
 }
 
 /// The most timers `--scale` accepts at once: ten million tasks take gigabytes already.

@@ -69,3 +69,39 @@ pub const THIS_OS: TargetOs = TargetOs::Windows;
     windows
 )))]
 pub const THIS_OS: TargetOs = TargetOs::Other;
+
+/// The sleep a plain program on this OS calls, which `punctual probe` times: the bench
+/// method that makes the call, and the call's name for the report.
+#[derive(Debug, Clone, Copy)]
+pub struct PlainSleep {
+    pub method: &'static str,
+    pub primitive: &'static str,
+}
+
+/// Win32 `Sleep()`: what C#'s `Thread.Sleep`, FPC's `Sleep` and Cheat Engine's `sleep`
+/// call (Rust's `std::thread::sleep` uses a high-resolution timer since 1.75).
+#[cfg(windows)]
+pub const PLAIN_SLEEP: PlainSleep = PlainSleep {
+    method: "sleep-ms",
+    primitive: "Win32 Sleep()",
+};
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub const PLAIN_SLEEP: PlainSleep = PlainSleep {
+    method: "nanosleep",
+    primitive: "nanosleep() at the default timer slack",
+};
+#[cfg(target_os = "macos")]
+pub const PLAIN_SLEEP: PlainSleep = PlainSleep {
+    method: "nanosleep",
+    primitive: "nanosleep()",
+};
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "macos",
+    windows
+)))]
+pub const PLAIN_SLEEP: PlainSleep = PlainSleep {
+    method: "std",
+    primitive: "std::thread::sleep",
+};
