@@ -48,6 +48,9 @@ pub mod linux {
         super::absent("Linux")
     }
     pub fn sched_yield() {}
+    pub fn instant_clock() -> crate::sys::waits::TickClock {
+        crate::sys::waits::TickClock::NANOSECONDS
+    }
 }
 
 #[allow(dead_code)]
@@ -57,6 +60,9 @@ pub mod macos {
 
     pub fn nanosleep(_: Duration) -> io::Result<()> {
         super::absent("macOS")
+    }
+    pub fn instant_clock() -> crate::sys::waits::TickClock {
+        crate::sys::waits::TickClock::NANOSECONDS
     }
     #[derive(Debug)]
     pub struct Kqueue;
@@ -98,5 +104,11 @@ pub mod windows {
     }
     pub fn mingw_usleep(_: u32) -> io::Result<()> {
         super::absent("Windows")
+    }
+    pub fn timer_resolution_throttling() -> Option<String> {
+        None
+    }
+    pub fn instant_clock() -> crate::sys::waits::TickClock {
+        crate::sys::waits::TickClock::NANOSECONDS
     }
 }

@@ -186,3 +186,24 @@ pub fn sched_yield() {
     // SAFETY: sched_yield has no arguments and cannot fail on Linux.
     unsafe { libc::sched_yield() };
 }
+
+/// The clock `Instant` reads (`CLOCK_MONOTONIC`) and its ticks per second, from its
+/// resolution (`clock_getres(2)`).
+pub fn instant_clock() -> super::TickClock {
+    let mut res = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `res` is a valid, writable timespec; CLOCK_MONOTONIC always exists.
+    let rc = unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC, &mut res) };
+    let tick_ns = Duration::new(res.tv_sec as u64, res.tv_nsec as u32).as_nanos();
+    let hz = if rc == 0 && tick_ns > 0 {
+        (1_000_000_000 / tick_ns) as u64
+    } else {
+        1_000_000_000
+    };
+    super::TickClock {
+        name: "CLOCK_MONOTONIC",
+        hz,
+    }
+}

@@ -46,6 +46,7 @@ pub struct Facts {
     pub cpufreq_governor: Option<String>,
     pub scheduling: Option<String>,
     pub timer_resolution: Option<String>,
+    pub timer_throttling: Option<String>,
 }
 
 /// What `uname(2)` tells, for the `sysinfo` of the rt-tests JSON layout.

@@ -105,3 +105,29 @@ pub const PLAIN_SLEEP: PlainSleep = PlainSleep {
     method: "std",
     primitive: "std::thread::sleep",
 };
+
+/// A clock and its ticks per second (document 004's `QPC Timer is 10000000 Hz`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct TickClock {
+    pub name: &'static str,
+    pub hz: u64,
+}
+
+impl TickClock {
+    /// What `Instant` counts in where nothing better is known: nanoseconds.
+    #[allow(dead_code, reason = "the absent OSes' stand-in")]
+    pub const NANOSECONDS: TickClock = TickClock {
+        name: "Instant",
+        hz: 1_000_000_000,
+    };
+}
+
+/// The clock `Instant` reads on this OS, and its frequency.
+pub fn instant_clock() -> TickClock {
+    match THIS_OS {
+        TargetOs::Linux => linux::instant_clock(),
+        TargetOs::Macos => macos::instant_clock(),
+        TargetOs::Windows => windows::instant_clock(),
+        TargetOs::Other => TickClock::NANOSECONDS,
+    }
+}

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use windows_sys::Win32::Foundation::{CloseHandle, HANDLE, WAIT_OBJECT_0};
 use windows_sys::Win32::Media::{timeBeginPeriod, timeEndPeriod};
+use windows_sys::Win32::System::Performance::QueryPerformanceFrequency;
 use windows_sys::Win32::System::Threading::{
     CreateWaitableTimerExW, GetCurrentProcess, GetProcessInformation, ProcessPowerThrottling,
     SetWaitableTimer, Sleep, WaitForSingleObject, INFINITE,
@@ -166,8 +167,14 @@ pub fn timer_resolution_throttling() -> Option<String> {
     )
 }
 
-/// The system timer's interval now against its coarsest, from `NtQueryTimerResolution`'s
-/// 100 ns units: finer than the coarsest means some process holds `timeBeginPeriod`.
-pub fn timer_period_in_force(current_100ns: u32, coarsest_100ns: u32) -> bool {
-    current_100ns < coarsest_100ns
+/// The clock `Instant` reads (`QueryPerformanceCounter`) and its ticks per second
+/// (`QueryPerformanceFrequency`: 10 MHz on Windows 10 and later).
+pub fn instant_clock() -> super::TickClock {
+    let mut hz = 0i64;
+    // SAFETY: a valid, writable i64; the call cannot fail on Windows XP and later.
+    unsafe { QueryPerformanceFrequency(&mut hz) };
+    super::TickClock {
+        name: "QPC",
+        hz: u64::try_from(hz).unwrap_or(0).max(1),
+    }
 }

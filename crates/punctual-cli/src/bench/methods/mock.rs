@@ -47,6 +47,15 @@ fn profile(name: &str) -> Profile {
         "spin_sleep" => p(40, 90, 0, 45_000, 0.0),
         "tokio" => p(1_050_000, 40_000, 500_000, 6_000, 0.0),
         "async-io" => p(60_000, 20_000, 300_000, 5_000, 0.0),
+        // The OS's own: whole-ms timeouts land anywhere in the next millisecond, Windows'
+        // Sleep and normal timers on a 15.625 ms tick, 1 ms with timeBeginPeriod(1).
+        "nanosleep" | "select" => p(60_000, 20_000, 300_000, 3_000, 0.0),
+        "timerfd" | "kqueue" => p(50_000, 15_000, 250_000, 3_000, 0.0),
+        "epoll" | "poll" => p(60_000, 1_000_000, 300_000, 3_000, 0.0),
+        "sched_yield" => p(300, 900, 20_000, 0, 1.0),
+        "sleep-ms" | "waitable-timer" => p(100_000, 15_625_000, 0, 3_000, 0.0),
+        "sleep-ms-period1" | "usleep" => p(100_000, 1_000_000, 300_000, 3_000, 0.0),
+        "hybrid-fixed" => p(20, 40, 0, 1_000_000, 0.0),
         _ => p(10_000, 10_000, 100_000, 2_000, 0.0),
     }
 }
