@@ -94,13 +94,23 @@ impl Kqueue {
     }
 }
 
+/// `mach_timebase_info_data_t` (libc's binding of it is deprecated).
+#[repr(C)]
+struct Timebase {
+    numer: u32,
+    denom: u32,
+}
+
+extern "C" {
+    fn mach_timebase_info(info: *mut Timebase) -> libc::c_int;
+}
+
 /// The clock `Instant` reads (`mach_absolute_time`) and its ticks per second, from
 /// `mach_timebase_info` (24 MHz on Apple silicon, 1 GHz on Intel).
 pub fn instant_clock() -> super::TickClock {
-    let mut timebase = libc::mach_timebase_info { numer: 0, denom: 0 };
-    // SAFETY: `timebase` is a valid, writable mach_timebase_info.
-    #[allow(deprecated)]
-    let rc = unsafe { libc::mach_timebase_info(&mut timebase) };
+    let mut timebase = Timebase { numer: 0, denom: 0 };
+    // SAFETY: `timebase` is a valid, writable mach_timebase_info_data_t.
+    let rc = unsafe { mach_timebase_info(&mut timebase) };
     let hz = if rc == 0 && timebase.numer > 0 {
         1_000_000_000 * u64::from(timebase.denom) / u64::from(timebase.numer)
     } else {
