@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use windows_sys::Win32::Foundation::{CloseHandle, HANDLE, WAIT_OBJECT_0};
 use windows_sys::Win32::Media::{timeBeginPeriod, timeEndPeriod};
+use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress};
 use windows_sys::Win32::System::Performance::QueryPerformanceFrequency;
 use windows_sys::Win32::System::Threading::{
-    CreateWaitableTimerExW, GetCurrentProcess, GetProcessInformation, ProcessPowerThrottling,
+    CreateWaitableTimerExW, GetCurrentProcess, ProcessPowerThrottling, PROCESS_INFORMATION_CLASS,
     SetWaitableTimer, Sleep, WaitForSingleObject, INFINITE,
     PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION, PROCESS_POWER_THROTTLING_STATE,
     TIMER_ALL_ACCESS,
@@ -136,7 +137,25 @@ pub fn mingw_usleep(micros: u32) -> io::Result<()> {
 /// Whether Windows may ignore this process's timer-resolution requests to save power
 /// (Windows 11: `PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION`), as
 /// `GetProcessInformation(ProcessPowerThrottling)` tells; `None` where it cannot tell.
+/// The function is looked up at run time: Windows 7 and Wine 8 do not have it, and a
+/// static import of it would end the program there.
 pub fn timer_resolution_throttling() -> Option<String> {
+    type GetProcessInformation = unsafe extern "system" fn(
+        HANDLE,
+        PROCESS_INFORMATION_CLASS,
+        *mut core::ffi::c_void,
+        u32,
+    ) -> i32;
+    let kernel32: Vec<u16> = "kernel32.dll\0".encode_utf16().collect();
+    // SAFETY: a NUL-terminated UTF-16 name; kernel32 is loaded in every process.
+    let module = unsafe { GetModuleHandleW(kernel32.as_ptr()) };
+    if module.is_null() {
+        return None;
+    }
+    // SAFETY: a loaded module and a NUL-terminated ASCII name.
+    let found = unsafe { GetProcAddress(module, c"GetProcessInformation".as_ptr().cast())? };
+    // SAFETY: the export of that name has this signature (GetProcessInformation, Win32 docs).
+    let get_process_information: GetProcessInformation = unsafe { std::mem::transmute(found) };
     let mut state = PROCESS_POWER_THROTTLING_STATE {
         Version: 1,
         ControlMask: 0,
@@ -144,7 +163,7 @@ pub fn timer_resolution_throttling() -> Option<String> {
     };
     // SAFETY: the pseudo-handle of this process, a valid, writable state of the size given.
     let ok = unsafe {
-        GetProcessInformation(
+        get_process_information(
             GetCurrentProcess(),
             ProcessPowerThrottling,
             (&mut state as *mut PROCESS_POWER_THROTTLING_STATE).cast(),
