@@ -11,8 +11,8 @@ use windows_sys::Win32::Media::{timeBeginPeriod, timeEndPeriod};
 use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress};
 use windows_sys::Win32::System::Performance::QueryPerformanceFrequency;
 use windows_sys::Win32::System::Threading::{
-    CreateWaitableTimerExW, GetCurrentProcess, ProcessPowerThrottling, PROCESS_INFORMATION_CLASS,
-    SetWaitableTimer, Sleep, WaitForSingleObject, INFINITE,
+    CreateWaitableTimerExW, GetCurrentProcess, ProcessPowerThrottling, SetWaitableTimer, Sleep,
+    WaitForSingleObject, INFINITE, PROCESS_INFORMATION_CLASS,
     PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION, PROCESS_POWER_THROTTLING_STATE,
     TIMER_ALL_ACCESS,
 };

@@ -11,6 +11,7 @@
 //! The real-time controls are in `rt.rs`.
 
 mod rt;
+mod timer_resolution;
 
 use std::time::{Duration, Instant};
 
