@@ -23,8 +23,8 @@ defmodule Punctual.MixProject do
   def application, do: [extra_applications: [:logger]]
 
   # What `mix hex.build` puts in the package. `native/` holds the Rust sources the port
-  # program is built from (the punctual and punctual-port crates as `cargo package` makes
-  # them, and their lock file); `scripts/elixir-package` in the repository lays it out.
+  # program is built from (the punctual-sys, punctual and punctual-port crates as
+  # `cargo package` makes them, and their lock file); `scripts/elixir-package` in the repository lays it out.
   defp package do
     [
       licenses: ["MIT", "Apache-2.0"],

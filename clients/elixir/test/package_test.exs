@@ -17,7 +17,8 @@ defmodule Punctual.PackageTest do
 
     for source <-
           ~w(native/Cargo.toml native/Cargo.lock native/punctual-port/Cargo.toml
-             native/punctual-port/src/main.rs native/punctual/Cargo.toml native/punctual/src/lib.rs) do
+             native/punctual-port/src/main.rs native/punctual/Cargo.toml native/punctual/src/lib.rs
+             native/punctual-sys/Cargo.toml native/punctual-sys/src/lib.rs) do
       assert File.regular?(source), "#{source} is missing: cargo cannot build the port program"
     end
   end

@@ -7,8 +7,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::bench::load::LoadKind;
-use crate::bench::method::{self, MethodSpec, METHODS};
-use crate::bench::scale::timers as scale_timers;
+use crate::bench::method::{self, MethodSpec};
 use crate::bench::threads::WaitRange;
 use crate::bench::{Mode, Phase};
 use crate::sys::waits::THIS_OS;
@@ -30,6 +29,9 @@ pub enum Command {
     Probe(ProbeArgs),
     /// Periodic wake-ups on a fixed grid, measured and reported as cyclictest does.
     Grid(GridArgs),
+    /// Turn one `bench --export-json` file into an HTML page, or two into a page that
+    /// compares them (two machines, or before and after a change).
+    Report(ReportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -107,6 +109,11 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE.svg", value_parser = parse_svg_path)]
     pub plot: Option<PathBuf>,
 
+    /// Write one self-contained HTML page of the run (tables, lateness plots, the
+    /// environment and the command), for a browser, a phone or a printer.
+    #[arg(long, value_name = "FILE.html", value_parser = parse_html_path, conflicts_with_all = ["scale", "threads"])]
+    pub report: Option<PathBuf>,
+
     /// Scale mode: for each N listed (e.g. 1,1000,100000,1000000), N timers pending at
     /// once with deadlines spread over 1 to 100 ms, one task each on a tokio current-thread
     /// runtime; lateness percentiles, CPU and memory per timer, punctual's driver beside
@@ -138,7 +145,8 @@ pub struct BenchArgs {
     /// Threads mode: N threads per method sleeping at once, each drawing its waits at
     /// random from --wait-range, for --duration per method (methods take turns in slices of
     /// at most a second); sleeps completed, cores used, lateness, and how often the
-    /// hybrid's margin hit its CPU cap. --methods [default: native, hybrid, spin_sleep].
+    /// hybrid's margin hit its CPU cap. --methods names the methods; left out (or `all`),
+    /// they are native, hybrid and spin_sleep.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024), conflicts_with_all = ["waits", "samples", "warmup", "mode", "phase", "scale", "frontier", "plot", "export_csv", "export_markdown"])]
     pub threads: Option<u64>,
 
@@ -162,6 +170,18 @@ pub struct BenchArgs {
     /// Replace every method and clock with deterministic stand-ins (for tests).
     #[arg(long, hide = true)]
     pub mock_timer: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// One `punctual bench --export-json` file (a wait table or a --frontier run), or two
+    /// to compare: differences are given as the second over the first.
+    #[arg(value_name = "RESULTS.json", num_args = 1..=2, required = true)]
+    pub exports: Vec<PathBuf>,
+
+    /// The HTML page to write.
+    #[arg(short, long, value_name = "FILE.html", value_parser = parse_html_path)]
+    pub output: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -307,9 +327,10 @@ pub enum Preset {
 /// The methods `--methods` named, in table order.
 #[derive(Debug, Clone)]
 pub struct MethodList {
+    /// Those one thread waits with (each has a sync part).
     pub specs: Vec<&'static MethodSpec>,
-    /// Methods only the scale mode has (e.g. `async-rt`), as named.
-    pub scale_only: Vec<&'static str>,
+    /// Methods only the scale mode has (e.g. `async-rt`).
+    pub scale_only: Vec<&'static MethodSpec>,
     /// `all` was asked for (the default): the scale mode then takes all of its own.
     pub all: bool,
 }
@@ -335,32 +356,35 @@ fn parse_methods(text: &str) -> Result<MethodList, String> {
         }
     };
     for name in text.split(',').map(str::trim) {
-        match (name, method::find(name), scale_timers::find(name)) {
-            ("all", _, _) => method::portable().for_each(&mut choose),
-            ("os", _, _) => method::os_primitives().for_each(&mut choose),
-            (_, Some(spec), _) if !spec.runs_here() => {
-                return Err(format!(
-                    "method `{name}` waits with {}'s own primitive; this program was built for {}",
-                    spec.runs_on.names(),
-                    THIS_OS.name()
-                ))
-            }
-            (_, Some(spec), _) => choose(spec),
-            (_, None, Some(scale)) => {
-                if !scale_only.contains(&scale.name) {
-                    scale_only.push(scale.name);
+        match name {
+            "all" => method::portable().for_each(&mut choose),
+            "os" => method::os_primitives().for_each(&mut choose),
+            _ => {
+                let Some(spec) = method::find(name) else {
+                    return Err(format!(
+                        "unknown method `{name}` (known here: {}; with --scale also {}; or the groups all, os)",
+                        method::names(),
+                        method::scale_only_names()
+                    ));
+                };
+                if !spec.runs_here() {
+                    return Err(format!(
+                        "method `{name}` waits with {}'s own primitive; this program was built for {}",
+                        spec.runs_on.names(),
+                        THIS_OS.name()
+                    ));
                 }
-            }
-            (_, None, None) => {
-                return Err(format!(
-                    "unknown method `{name}` (known here: {}; with --scale also {}; or the groups all, os)",
-                    method::names(),
-                    scale_timers::scale_only_names()
-                ))
+                if spec.sync.is_none() {
+                    if !scale_only.iter().any(|c: &&MethodSpec| c.name == spec.name) {
+                        scale_only.push(spec);
+                    }
+                } else {
+                    choose(spec);
+                }
             }
         }
     }
-    chosen.sort_by_key(|spec| METHODS.iter().position(|m| m.name == spec.name));
+    chosen.sort_by_key(|spec| method::position(spec));
     Ok(MethodList {
         specs: chosen,
         scale_only,
@@ -425,6 +449,17 @@ fn parse_svg_path(text: &str) -> Result<PathBuf, String> {
     } else {
         Err(format!(
             "`{text}`: the plot is an SVG file; give a name ending in .svg"
+        ))
+    }
+}
+
+fn parse_html_path(text: &str) -> Result<PathBuf, String> {
+    let lower = text.to_ascii_lowercase();
+    if lower.ends_with(".html") || lower.ends_with(".htm") {
+        Ok(PathBuf::from(text))
+    } else {
+        Err(format!(
+            "`{text}`: the report is an HTML page; give a name ending in .html"
         ))
     }
 }

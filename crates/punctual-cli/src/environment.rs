@@ -1,14 +1,16 @@
 //! The environment header: what the machine was doing its timing with.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::waits::{self, TickClock};
 use crate::sys::{self, Platform};
 use crate::units::format_duration;
 
 /// Where a run happened. Every field is what the OS reported, or `null` where it could not
-/// tell; nothing is guessed.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+/// tell; nothing is guessed. `punctual report` reads it back from an export, a field the
+/// export lacks (one made by an older punctual) as unknown.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct Environment {
     /// punctual's version.
     pub punctual_version: String,
@@ -52,11 +54,29 @@ pub struct Environment {
     /// (`PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION`, Windows 11).
     pub timer_throttling: Option<String>,
     /// The clock the bench times every method with (`Instant`'s) and its ticks per second.
-    pub instant_clock: TickClock,
+    pub instant_clock: InstantClock,
     /// The scheduling policy of the measuring threads.
     pub scheduling: Option<String>,
     /// The clock CPU time per wait is read from.
     pub thread_cpu_clock: String,
+}
+
+/// The clock `Instant` reads and its ticks per second (document 004's `QPC Timer is
+/// 10000000 Hz`), as an export carries it; an export that lacks it reads back as an unknown
+/// clock of 0 Hz.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct InstantClock {
+    pub name: String,
+    pub hz: u64,
+}
+
+impl From<TickClock> for InstantClock {
+    fn from(clock: TickClock) -> InstantClock {
+        InstantClock {
+            name: clock.name.to_string(),
+            hz: clock.hz,
+        }
+    }
 }
 
 impl Environment {
@@ -92,7 +112,7 @@ impl Environment {
             timer_degraded: info.degraded,
             timer_resolution: facts.timer_resolution,
             timer_throttling: facts.timer_throttling,
-            instant_clock: waits::instant_clock(),
+            instant_clock: waits::instant_clock().into(),
             scheduling: facts.scheduling,
             thread_cpu_clock: <sys::Os as Platform>::THREAD_CPU_CLOCK.to_string(),
         }
@@ -120,8 +140,8 @@ impl Environment {
             timer_degraded: None,
             timer_resolution: None,
             timer_throttling: None,
-            instant_clock: TickClock {
-                name: "mock QPC",
+            instant_clock: InstantClock {
+                name: "mock QPC".to_string(),
                 hz: 10_000_000,
             },
             scheduling: Some("SCHED_OTHER, nice 0".to_string()),

@@ -34,6 +34,7 @@ pub fn check_bench(args: &BenchArgs) -> Result<(), String> {
         ("--export-csv", &args.export_csv),
         ("--export-markdown", &args.export_markdown),
         ("--plot", &args.plot),
+        ("--report", &args.report),
         ("--export-timers", &args.export_timers),
     ];
     let given: Vec<(&str, &PathBuf)> = outputs

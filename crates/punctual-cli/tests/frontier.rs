@@ -248,6 +248,10 @@ fn bad_frontier_and_threads_arguments_are_usage_errors() {
             "not a duration",
         ),
         (&["--wait-range", "100us..2ms"], "--threads"),
+        (
+            &["--threads", "4", "--methods", "hybrid,async-rt"],
+            "measured only in the scale mode",
+        ),
     ];
     for (args, message) in cases {
         assert_usage_error(&[&["bench"][..], args].concat(), message);
@@ -257,15 +261,16 @@ fn bad_frontier_and_threads_arguments_are_usage_errors() {
 #[test]
 fn an_unwritable_frontier_output_is_an_error_before_measuring() {
     for flag in ["--export-json", "--plot"] {
-        let path = if flag == "--plot" {
-            "/nonexistent-dir/f.svg"
+        // Named as the wait table's outputs are: the plot by what it is.
+        let (path, what) = if flag == "--plot" {
+            ("/nonexistent-dir/f.svg", "the plot to ")
         } else {
-            "/nonexistent-dir/f.json"
+            ("/nonexistent-dir/f.json", "")
         };
         assert_fails_before_measuring(
             &["bench", "--frontier", "--mock-timer", flag, path],
             1,
-            &format!("writing {path}"),
+            &format!("writing {what}{path}"),
         );
     }
     assert_fails_before_measuring(

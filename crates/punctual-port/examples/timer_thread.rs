@@ -3,8 +3,8 @@
 //! 1 ms sleep, when it
 //!
 //! - waits on a `Sleep` of a driver, which wakes it from the driver's own thread (`unpark`);
-//! - waits on a condvar with a timeout, as the port's timer thread does (interruptible by
-//!   new requests);
+//! - waits on `punctual_sys::Waiter` with a deadline, as the port's timer thread does
+//!   (interruptible by new requests; the async driver's own wait, a futex on Linux);
 //! - sleeps with `clock_nanosleep` (punctual's native sleep), the floor.
 //!
 //! ```sh
@@ -16,7 +16,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::Arc;
 use std::task::{Context, Wake, Waker};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
@@ -46,7 +46,7 @@ fn main() {
         let _ = punctual::rt::set_timer_slack(Duration::from_nanos(1));
         println!("lateness in us over {SLEEPS} sleeps of {SLEEP:?}: p50 / p90 / p99 / max");
         report("driver, then unpark", through_driver());
-        report("condvar with timeout", through_condvar());
+        report("waiter with deadline", through_waiter());
         report("clock_nanosleep", natively());
     });
     waiter.join().expect("the measuring thread");
@@ -67,19 +67,14 @@ fn through_driver() -> Vec<Duration> {
     })
 }
 
-fn through_condvar() -> Vec<Duration> {
-    let (lock, bell) = (Mutex::new(()), Condvar::new());
+fn through_waiter() -> Vec<Duration> {
+    let waiter = match punctual_sys::Waiter::new() {
+        Ok(waiter) => waiter,
+        Err(e) => panic!("no waiter: {e}"),
+    };
     measure(|deadline| {
-        let mut guard = lock.lock().unwrap_or_else(PoisonError::into_inner);
-        loop {
-            let now = Instant::now();
-            if now >= deadline {
-                break;
-            }
-            guard = bell
-                .wait_timeout(guard, deadline - now)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
+        while Instant::now() < deadline {
+            waiter.wait(Some(deadline));
         }
     })
 }

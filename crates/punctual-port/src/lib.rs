@@ -28,9 +28,9 @@
 //! - **Linux**: sleeps with `clock_nanosleep` (protocol 1) or a futex wait (protocol 2)
 //!   at 1 ns of timer slack; a thread polls stdout so that the program exits as soon as
 //!   its owner has gone, even mid-sleep.
-//! - **macOS**: `mach_wait_until` and `pthread_cond_timedwait`.
-//! - **Windows**: a high-resolution waitable timer; pipes are read and written as raw
-//!   handles, in binary.
+//! - **macOS**: `mach_wait_until` (protocol 1) or a kqueue timer (protocol 2).
+//! - **Windows**: a high-resolution waitable timer (for protocol 2 waited on with an
+//!   event); pipes are read and written as raw handles, in binary.
 
 #![deny(missing_docs, missing_debug_implementations, unsafe_code)]
 
@@ -79,7 +79,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Exit {
         }
     };
     sys::Os::prepare_process();
-    let (input, output) = match (sys::Os::input(), sys::Os::output()) {
+    let (input, output) = match (sys::raw_stdin(), sys::raw_stdout()) {
         (Ok(input), Ok(output)) => (input, output),
         (Err(e), _) | (_, Err(e)) => return Exit::setup("stdin and stdout", &e),
     };

@@ -97,7 +97,7 @@ fn main() {
     println!("{threads} threads, 100 us to 2 ms at random, {seconds} s each");
     run("native", threads, length, Sleeper::native);
     run("hybrid, no back-off", threads, length, || {
-        Sleeper::hybrid_with(HybridConfig::new().back_off(false)).expect("a valid config")
+        Sleeper::hybrid_with(HybridConfig::new().with_back_off(false)).expect("a valid config")
     });
     run("hybrid", threads, length, Sleeper::hybrid);
 }

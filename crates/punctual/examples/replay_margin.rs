@@ -144,18 +144,33 @@ fn main() {
         let rules = [
             (
                 "window 100, headroom 1",
-                HybridConfig::new().window(100).headroom(1.0),
+                HybridConfig::new().with_window(100).with_headroom(1.0),
             ),
             ("window 1000 (the default)", HybridConfig::new()),
-            ("window 1000, headroom 0", HybridConfig::new().headroom(0.0)),
-            ("window 1000, tail 0.995", HybridConfig::new().tail(0.995)),
-            ("window 1000, headroom 1", HybridConfig::new().headroom(1.0)),
-            ("window 1000, headroom 2", HybridConfig::new().headroom(2.0)),
-            ("window 1000, tail 0.992", HybridConfig::new().tail(0.992)),
-            ("window 2000", HybridConfig::new().window(2000)),
+            (
+                "window 1000, headroom 0",
+                HybridConfig::new().with_headroom(0.0),
+            ),
+            (
+                "window 1000, tail 0.995",
+                HybridConfig::new().with_tail(0.995),
+            ),
+            (
+                "window 1000, headroom 1",
+                HybridConfig::new().with_headroom(1.0),
+            ),
+            (
+                "window 1000, headroom 2",
+                HybridConfig::new().with_headroom(2.0),
+            ),
+            (
+                "window 1000, tail 0.992",
+                HybridConfig::new().with_tail(0.992),
+            ),
+            ("window 2000", HybridConfig::new().with_window(2000)),
             (
                 "window 300 (no shift check)",
-                HybridConfig::new().window(300),
+                HybridConfig::new().with_window(300),
             ),
         ];
         for (name, config) in rules {

@@ -18,6 +18,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::saturating_nanos;
+
 /// While backing off, one wait in this many still spins, to see whether contention passed.
 pub(crate) const PROBE_EVERY: u32 = 16;
 
@@ -118,10 +120,6 @@ impl Contention {
         }
         lost
     }
-}
-
-fn saturating_nanos(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

@@ -59,106 +59,7 @@ use std::time::Duration;
 
 use window::Window;
 
-use crate::Error;
-
-/// Tuning of the hybrid strategy; see the [module docs](crate::margin).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct HybridConfig {
-    pub(crate) tail: f64,
-    pub(crate) headroom: f64,
-    pub(crate) window: usize,
-    pub(crate) budget: f64,
-    pub(crate) initial_margin: Duration,
-    pub(crate) back_off: bool,
-}
-
-impl HybridConfig {
-    /// The largest window accepted.
-    pub const MAX_WINDOW: usize = 4096;
-
-    /// The defaults: cover 99% of the last 1000 oversleeps with a headroom of 1.5 spreads
-    /// (for 100 samples; 0.15 for 1000), spin at most a quarter of a wait.
-    pub fn new() -> HybridConfig {
-        HybridConfig {
-            tail: 0.99,
-            headroom: 1.5,
-            window: 1000,
-            budget: 0.25,
-            initial_margin: <crate::sys::Os as crate::sys::Platform>::INITIAL_MARGIN,
-            back_off: true,
-        }
-    }
-
-    /// The fraction of recent oversleeps the margin should cover, in `(0, 1]`.
-    pub fn tail(mut self, quantile: f64) -> HybridConfig {
-        self.tail = quantile;
-        self
-    }
-
-    /// How far past the tail quantile the margin reaches, in units of the distance from the
-    /// median oversleep to that quantile, for a window of up to 100 samples; past that it
-    /// shrinks as `100 / samples`. Zero aims at the bare quantile.
-    pub fn headroom(mut self, spreads: f64) -> HybridConfig {
-        self.headroom = spreads;
-        self
-    }
-
-    /// How many recent oversleeps of each sleep length are remembered. A window of 400 or
-    /// more also forgets its older samples when their level shifts (see the module docs).
-    pub fn window(mut self, samples: usize) -> HybridConfig {
-        self.window = samples;
-        self
-    }
-
-    /// The most of a requested wait that may be spun, as a fraction in `[0, 1]`.
-    pub fn budget(mut self, fraction: f64) -> HybridConfig {
-        self.budget = fraction;
-        self
-    }
-
-    /// The margin used before anything has been measured.
-    pub fn initial_margin(mut self, margin: Duration) -> HybridConfig {
-        self.initial_margin = margin;
-        self
-    }
-
-    /// Whether a [`Sleeper`](crate::Sleeper) backs off to native waits while its spins keep
-    /// losing the CPU (more runnable threads than cores); on by default. See
-    /// [`Sleeper::backed_off`](crate::Sleeper::backed_off). The async driver's spin tail
-    /// ignores it.
-    pub fn back_off(mut self, on: bool) -> HybridConfig {
-        self.back_off = on;
-        self
-    }
-
-    /// Checks every value.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidTail`], [`Error::InvalidHeadroom`], [`Error::InvalidWindow`] or
-    /// [`Error::InvalidBudget`] for the first value out of range.
-    pub fn validate(&self) -> Result<(), Error> {
-        if !(self.tail > 0.0 && self.tail <= 1.0) {
-            return Err(Error::InvalidTail(self.tail));
-        }
-        if !(self.headroom >= 0.0 && self.headroom.is_finite()) {
-            return Err(Error::InvalidHeadroom(self.headroom));
-        }
-        if self.window == 0 || self.window > Self::MAX_WINDOW {
-            return Err(Error::InvalidWindow(self.window));
-        }
-        if !(0.0..=1.0).contains(&self.budget) {
-            return Err(Error::InvalidBudget(self.budget));
-        }
-        Ok(())
-    }
-}
-
-impl Default for HybridConfig {
-    fn default() -> Self {
-        HybridConfig::new()
-    }
-}
+use crate::{saturating_nanos, Error, HybridConfig};
 
 /// What the hybrid strategy will do for a wait of a given length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -237,7 +138,7 @@ impl LengthClass {
 }
 
 fn bucket_of(native: Duration) -> usize {
-    let nanos = u64::try_from(native.as_nanos()).unwrap_or(u64::MAX);
+    let nanos = saturating_nanos(native);
     if nanos < FIRST_BUCKET_NANOS {
         return 0;
     }
@@ -312,6 +213,16 @@ impl MarginEstimator {
     }
 
     /// The configuration in use.
+    ///
+    /// ```
+    /// use punctual::margin::MarginEstimator;
+    /// use punctual::HybridConfig;
+    ///
+    /// let est = MarginEstimator::new(HybridConfig::new().with_window(300))?;
+    /// assert_eq!(est.config().window(), 300);
+    /// assert_eq!(est.config().tail(), HybridConfig::new().tail());
+    /// # Ok::<(), punctual::Error>(())
+    /// ```
     pub fn config(&self) -> &HybridConfig {
         &self.config
     }
@@ -324,9 +235,9 @@ impl MarginEstimator {
     /// Records an oversleep of a native part whose class [`MarginEstimator::plan_classed`]
     /// gave.
     pub(crate) fn record_in(&mut self, class: LengthClass, oversleep: Duration) {
-        let nanos = u32::try_from(oversleep.as_nanos()).unwrap_or(u32::MAX);
+        let nanos = u32::try_from(saturating_nanos(oversleep)).unwrap_or(u32::MAX);
         let bucket = usize::from(class.0).min(BUCKETS - 1);
-        if self.buckets[bucket].push(nanos, self.config.window) {
+        if self.buckets[bucket].push(nanos, self.config.window()) {
             self.level_shifts += 1;
         }
     }
@@ -344,9 +255,9 @@ impl MarginEstimator {
 
     /// The learned margin for a native sleep of length `native`, without the budget.
     pub fn margin_for_native(&self, native: Duration) -> Duration {
-        let HybridConfig { tail, headroom, .. } = self.config;
+        let (tail, headroom) = (self.config.tail(), self.config.headroom());
         self.window_for(native)
-            .map_or(self.config.initial_margin, |w| {
+            .map_or(self.config.initial_margin(), |w| {
                 Duration::from_nanos(tail_margin(w.sorted(), tail, headroom))
             })
     }
@@ -364,15 +275,15 @@ impl MarginEstimator {
         // a first guess from the whole wait settles it. The margin never exceeds the budget,
         // so neither may the guess, or a tail longer than the wait would send the lookup to
         // the bucket of sleeps near zero.
-        let budget = wait.mul_f64(self.config.budget);
+        let budget = wait.mul_f64(self.config.budget());
         let native = wait.saturating_sub(self.margin_for_native(wait).min(budget));
         let class = LengthClass(bucket_of(native) as u8);
         let wanted = self.margin_for_native(native);
         if wanted <= budget {
             return (Plan::Hybrid { margin: wanted }, class);
         }
-        let HybridConfig { tail, headroom, .. } = self.config;
-        let limit = u64::try_from(budget.as_nanos()).unwrap_or(u64::MAX);
+        let (tail, headroom) = (self.config.tail(), self.config.headroom());
+        let limit = saturating_nanos(budget);
         let plan = match self.window_for(native) {
             // Nothing measured yet: spin what the budget allows until there is.
             None => Plan::Capped {

@@ -3,9 +3,9 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use crate::contention::{Contention, Spin};
-use crate::margin::{HybridConfig, MarginEstimator, Plan};
+use crate::margin::{MarginEstimator, Plan};
 use crate::wait::{native_until, sleep_forever, spin_until_counted};
-use crate::{Error, Wake};
+use crate::{Error, HybridConfig, Wake};
 
 /// How a [`Sleeper`] waits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -154,7 +154,7 @@ impl Sleeper {
         let config = HybridConfig::new();
         Sleeper {
             strategy,
-            last_margin: config.initial_margin,
+            last_margin: config.initial_margin(),
             estimator: MarginEstimator::new(config).expect("the default config is valid"),
             contention: Contention::new(),
             stats: SleepStats::default(),
@@ -185,7 +185,7 @@ impl Sleeper {
     pub fn hybrid_with(config: HybridConfig) -> Result<Sleeper, Error> {
         Ok(Sleeper {
             strategy: Strategy::Hybrid,
-            last_margin: config.initial_margin,
+            last_margin: config.initial_margin(),
             estimator: MarginEstimator::new(config)?,
             contention: Contention::new(),
             stats: SleepStats::default(),
@@ -259,7 +259,7 @@ impl Sleeper {
     fn hybrid_until_spin(&mut self, deadline: Instant, now: Instant) -> Stage {
         let wait = deadline - now;
         let plan = match self.estimator.plan(wait) {
-            plan if !self.estimator.config().back_off || self.contention.may_spin() => plan,
+            plan if !self.estimator.config().back_off() || self.contention.may_spin() => plan,
             plan => {
                 self.stats.backed_off += 1;
                 Plan::Native {
@@ -331,7 +331,7 @@ impl Sleeper {
     #[doc(hidden)] // Research: for replays of the margin; see `punctual::margin`.
     pub fn plan(&self, wait: Duration) -> Plan {
         match self.estimator.plan(wait) {
-            plan if self.estimator.config().back_off && self.contention.backing_off() => {
+            plan if self.estimator.config().back_off() && self.contention.backing_off() => {
                 Plan::Native {
                     wanted: plan.wanted(),
                 }

@@ -179,7 +179,7 @@ fn the_spin_tail_does_what_its_config_says() {
     assert_eq!(fixed.spun > 0, fixed.spin_time > Duration::ZERO);
 
     // A budget of zero allows no spin at all.
-    let broke = sequential_sleeps(SpinTail::Learned(HybridConfig::new().budget(0.0)));
+    let broke = sequential_sleeps(SpinTail::Learned(HybridConfig::new().with_budget(0.0)));
     assert_eq!(broke.spun, 0);
     assert!(broke.capped + broke.native_only >= 10, "{broke:?}");
 }
@@ -187,7 +187,7 @@ fn the_spin_tail_does_what_its_config_says() {
 #[test]
 fn a_bad_spin_config_is_an_error() {
     let bad =
-        DriverConfig::new().with_spin_tail(SpinTail::Learned(HybridConfig::new().budget(2.0)));
+        DriverConfig::new().with_spin_tail(SpinTail::Learned(HybridConfig::new().with_budget(2.0)));
     assert_eq!(
         Driver::new(bad).unwrap_err(),
         punctual::Error::InvalidBudget(2.0)

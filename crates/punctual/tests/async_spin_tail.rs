@@ -54,7 +54,7 @@ fn a_fixed_tail_spins_in_the_task_and_counts_every_sleep() {
 #[test]
 fn a_learned_tail_spins_within_its_budget_on_a_busy_executor() {
     let budget = 0.5;
-    let driver = driver(SpinTail::Learned(HybridConfig::new().budget(budget)));
+    let driver = driver(SpinTail::Learned(HybridConfig::new().with_budget(budget)));
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
@@ -105,7 +105,7 @@ fn a_learned_tail_spins_within_its_budget_on_a_busy_executor() {
 
 #[test]
 fn spin_time_adds_up_to_the_wakes_spins() {
-    let driver = driver(SpinTail::Learned(HybridConfig::new().budget(1.0)));
+    let driver = driver(SpinTail::Learned(HybridConfig::new().with_budget(1.0)));
     let spun: Duration = block_on(async {
         let mut spun = Duration::ZERO;
         for i in 0..40u64 {
@@ -199,7 +199,7 @@ fn interval_ticks_with_a_spin_tail_are_never_early() {
 
 #[test]
 fn never_early_with_a_spin_tail_on_every_executor() {
-    let driver = driver(SpinTail::Learned(HybridConfig::new().budget(1.0)));
+    let driver = driver(SpinTail::Learned(HybridConfig::new().with_budget(1.0)));
     let sleeps = |n: u64| {
         let driver = driver.clone();
         (0..n).map(move |i| {

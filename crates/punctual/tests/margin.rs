@@ -16,13 +16,13 @@ fn estimator() -> MarginEstimator {
 
 /// Aimed at the bare quantile, to study the window on its own.
 fn bare() -> MarginEstimator {
-    MarginEstimator::new(HybridConfig::new().headroom(0.0)).unwrap()
+    MarginEstimator::new(HybridConfig::new().with_headroom(0.0)).unwrap()
 }
 
 /// The bare quantile of a short window (100 samples, the default before the long window):
 /// no level-shift check, so every sample leaves after exactly 100 more.
 fn bare_short() -> MarginEstimator {
-    MarginEstimator::new(HybridConfig::new().headroom(0.0).window(100)).unwrap()
+    MarginEstimator::new(HybridConfig::new().with_headroom(0.0).with_window(100)).unwrap()
 }
 
 /// A reproducible uniform noise in `[base, base + width)` microseconds (xorshift64).
@@ -45,7 +45,7 @@ fn feed(est: &mut MarginEstimator, native: Duration, oversleep: Duration, times:
 
 #[test]
 fn before_any_sample_the_initial_margin_is_used() {
-    let est = MarginEstimator::new(HybridConfig::new().initial_margin(US * 77)).unwrap();
+    let est = MarginEstimator::new(HybridConfig::new().with_initial_margin(US * 77)).unwrap();
     assert_eq!(est.plan(WAIT), Plan::Hybrid { margin: US * 77 });
     assert_eq!(est.samples(), 0);
 }
@@ -58,19 +58,20 @@ fn the_margin_covers_the_tail_of_recent_oversleeps() {
         est.record(NATIVE, US * us);
     }
     assert_eq!(est.plan(WAIT), Plan::Hybrid { margin: US * 99 });
-    let median =
-        MarginEstimator::new(HybridConfig::new().tail(0.5).headroom(0.0)).map(|mut est| {
+    let median = MarginEstimator::new(HybridConfig::new().with_tail(0.5).with_headroom(0.0)).map(
+        |mut est| {
             for us in 1..=100u32 {
                 est.record(NATIVE, US * us);
             }
             est.plan(WAIT).margin()
-        });
+        },
+    );
     assert_eq!(median, Ok(US * 50));
 }
 
 #[test]
 fn headroom_adds_spreads_from_the_median_to_the_tail() {
-    let mut est = MarginEstimator::new(HybridConfig::new().headroom(1.0)).unwrap();
+    let mut est = MarginEstimator::new(HybridConfig::new().with_headroom(1.0)).unwrap();
     for us in 1..=100u32 {
         est.record(NATIVE, US * us);
     }
@@ -234,10 +235,10 @@ fn the_cpu_budget_caps_the_spin() {
         Plan::Hybrid { margin: US * 300 }
     );
 
-    let mut none = MarginEstimator::new(HybridConfig::new().budget(0.0)).unwrap();
+    let mut none = MarginEstimator::new(HybridConfig::new().with_budget(0.0)).unwrap();
     feed(&mut none, NATIVE, US, 100);
     assert_eq!(none.plan(WAIT), Plan::Native { wanted: US });
-    let mut all = MarginEstimator::new(HybridConfig::new().budget(1.0)).unwrap();
+    let mut all = MarginEstimator::new(HybridConfig::new().with_budget(1.0)).unwrap();
     feed(&mut all, Duration::from_micros(5), US * 9, 100);
     assert_eq!(all.plan(US * 10), Plan::Hybrid { margin: US * 9 });
 }
@@ -268,7 +269,7 @@ fn stalls_past_the_budget_do_not_make_every_wait_spin_the_budget() {
 
 #[test]
 fn with_nothing_measured_a_short_wait_spins_at_most_its_budget() {
-    let est = MarginEstimator::new(HybridConfig::new().initial_margin(US * 100)).unwrap();
+    let est = MarginEstimator::new(HybridConfig::new().with_initial_margin(US * 100)).unwrap();
     let wait = US * 100;
     assert_eq!(
         est.plan(wait),
@@ -297,7 +298,7 @@ fn margins_are_learned_per_sleep_length() {
 
 #[test]
 fn oversleep_past_u32_nanos_saturates() {
-    let mut est = MarginEstimator::new(HybridConfig::new().budget(1.0)).unwrap();
+    let mut est = MarginEstimator::new(HybridConfig::new().with_budget(1.0)).unwrap();
     feed(
         &mut est,
         Duration::from_secs(100),
@@ -313,30 +314,36 @@ fn oversleep_past_u32_nanos_saturates() {
 #[test]
 fn bad_configurations_are_refused_with_a_clear_error() {
     let cases = [
-        (HybridConfig::new().tail(0.0), Error::InvalidTail(0.0)),
-        (HybridConfig::new().tail(1.5), Error::InvalidTail(1.5)),
+        (HybridConfig::new().with_tail(0.0), Error::InvalidTail(0.0)),
+        (HybridConfig::new().with_tail(1.5), Error::InvalidTail(1.5)),
         (
-            HybridConfig::new().headroom(-1.0),
+            HybridConfig::new().with_headroom(-1.0),
             Error::InvalidHeadroom(-1.0),
         ),
         (
-            HybridConfig::new().headroom(f64::INFINITY),
+            HybridConfig::new().with_headroom(f64::INFINITY),
             Error::InvalidHeadroom(f64::INFINITY),
         ),
-        (HybridConfig::new().window(0), Error::InvalidWindow(0)),
+        (HybridConfig::new().with_window(0), Error::InvalidWindow(0)),
         (
-            HybridConfig::new().window(1 << 20),
+            HybridConfig::new().with_window(1 << 20),
             Error::InvalidWindow(1 << 20),
         ),
-        (HybridConfig::new().budget(-0.1), Error::InvalidBudget(-0.1)),
-        (HybridConfig::new().budget(2.0), Error::InvalidBudget(2.0)),
+        (
+            HybridConfig::new().with_budget(-0.1),
+            Error::InvalidBudget(-0.1),
+        ),
+        (
+            HybridConfig::new().with_budget(2.0),
+            Error::InvalidBudget(2.0),
+        ),
     ];
     for (config, error) in cases {
         assert_eq!(MarginEstimator::new(config).unwrap_err(), error);
         assert_eq!(punctual::Sleeper::hybrid_with(config).unwrap_err(), error);
     }
     assert!(matches!(
-        HybridConfig::new().tail(f64::NAN).validate(),
+        HybridConfig::new().with_tail(f64::NAN).validate(),
         Err(Error::InvalidTail(_))
     ));
     assert_eq!(

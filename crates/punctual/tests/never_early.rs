@@ -127,7 +127,7 @@ fn spin_reports_its_spin_and_native_reports_none() {
 
 #[test]
 fn hybrid_counters_add_up() {
-    let mut hybrid = Sleeper::hybrid_with(HybridConfig::new().window(100)).unwrap();
+    let mut hybrid = Sleeper::hybrid_with(HybridConfig::new().with_window(100)).unwrap();
     for _ in 0..300 {
         hybrid.sleep(Duration::from_micros(400));
     }

@@ -133,8 +133,10 @@ defmodule Punctual.Server do
     {:noreply, dispatch(%{state | queue: :queue.in({id, when_}, state.queue)})}
   end
 
+  # Protocol 2: the frame decoded by `Wire.answers/1`, the decoder its tests check, so the
+  # bytes read here are the bytes tested.
   def handle_info({port, {:data, payload}}, %{port: port, protocol: 2} = state) do
-    {:noreply, route(payload, state)}
+    {:noreply, payload |> Wire.answers() |> Enum.reduce(state, &answer/2)}
   end
 
   def handle_info({port, {:data, <<slept::64>>}}, %{port: port, protocol: 1} = state) do
@@ -195,27 +197,30 @@ defmodule Punctual.Server do
 
   defp dispatch(state), do: state
 
-  # Protocol 2: every answer in a frame, in order.
-  defp route(<<0x81, id::64, _deadline::signed-64, lateness::64, rest::binary>>, state) do
+  # Protocol 2: what each answer of a frame does, in the frame's order.
+  defp answer({:woke, id, _deadline, lateness}, state) do
     woke(state.table, id, lateness, nil)
-    route(rest, state)
+    state
   end
 
-  defp route(<<0x82, @clock_id::64, now::signed-64, rest::binary>>, state) do
-    route(rest, resync(state, now))
+  defp answer({:clock, @clock_id, now}, state), do: resync(state, now)
+
+  defp answer({:cancelled, _id, _pending}, state), do: state
+
+  defp answer({:error, reason, id}, state) when is_integer(id) do
+    refused(state.table, id, reason)
+    state
   end
 
-  defp route(<<0x83, _id::64, _pending, rest::binary>>, state), do: route(rest, state)
+  defp answer({:error, _reason, nil}, state), do: state
 
-  defp route(<<0xEE, reason, has_id, id::64, rest::binary>>, state) do
-    if has_id == 1, do: refused(state.table, id, Wire.reason(reason))
-    route(rest, state)
+  defp answer({:clock, id, _now}, state) do
+    Logger.error("punctual: the port answered a clock request #{id} never sent")
+    state
   end
 
-  defp route(<<>>, state), do: state
-
-  defp route(other, state) do
-    Logger.error("punctual: unexpected bytes from the port: #{inspect(other, limit: 32)}")
+  defp answer({:malformed, bytes}, state) do
+    Logger.error("punctual: unexpected bytes from the port: #{inspect(bytes, limit: 32)}")
     state
   end
 

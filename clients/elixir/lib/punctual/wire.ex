@@ -55,10 +55,10 @@ defmodule Punctual.Wire do
 
   defp answers(rest, acc), do: Enum.reverse([{:malformed, rest} | acc])
 
-  def reason(1), do: :empty_frame
-  def reason(2), do: :unknown_kind
-  def reason(3), do: :truncated
-  def reason(4), do: :duplicate_id
-  def reason(5), do: :too_many_pending
-  def reason(code), do: {:unknown, code}
+  defp reason(1), do: :empty_frame
+  defp reason(2), do: :unknown_kind
+  defp reason(3), do: :truncated
+  defp reason(4), do: :duplicate_id
+  defp reason(5), do: :too_many_pending
+  defp reason(code), do: {:unknown, code}
 end

@@ -1,9 +1,15 @@
 //! The ways to wait that `punctual bench` compares. Each lives in one small file under
-//! `methods/` and is listed once in [`METHODS`].
+//! `methods/`, as one [`MethodSpec`] with every part the bench has of it, and is listed once
+//! in [`METHODS`]. Names are for the command line and the outputs; the program asks the
+//! spec.
 
 use std::time::{Duration, Instant};
 
 use super::methods;
+use super::methods::mock::MockProfile;
+use super::scale::mock::ScaleMockProfile;
+use super::scale::worker::WorkerArgs;
+use super::scale::ScaleResult;
 use crate::sys::waits::{TargetOs, THIS_OS};
 
 /// One way to wait, as the bench drives it.
@@ -60,12 +66,15 @@ impl std::ops::AddAssign for SpinCounts {
     }
 }
 
-/// A method the bench knows by name.
+/// One way to wait, with every part the bench has of it. A method is a `pub const SPEC` in
+/// a file of its own under `methods/`, listed once in [`METHODS`]. Each part carries its
+/// mock, so a part without one does not compile; a method without a part says `None` for
+/// it, so forgetting one does not compile either.
 #[derive(Debug, Clone, Copy)]
 pub struct MethodSpec {
-    /// The name `--methods` takes.
+    /// The name `--methods` takes, the tables print and the exports carry.
     pub name: &'static str,
-    /// One line for `--help` and the docs.
+    /// One line for `--list-methods` and the docs.
     pub about: &'static str,
     /// Whether this is one of punctual's own methods (as opposed to a peer).
     pub ours: bool,
@@ -77,8 +86,50 @@ pub struct MethodSpec {
     /// smoke tests assert it there only: `Sleep`, the waitable timers and mingw's sleeps
     /// promise no such thing).
     pub never_early_on: Oses,
+    /// The method as one thread waits with it (the wait table, `--frontier`, `--threads`),
+    /// or `None` when only the scale mode has it.
+    pub sync: Option<SyncSpec>,
+    /// N of its timers pending at once (`--scale`), or `None` when it has no scale mode.
+    pub scale: Option<ScaleSpec>,
+}
+
+/// A method as one thread waits with it.
+#[derive(Debug, Clone, Copy)]
+pub struct SyncSpec {
     /// Builds the method on the measuring thread.
     pub create: fn() -> anyhow::Result<Box<dyn WaitMethod>>,
+    /// How its stand-in wakes under `--mock-timer`.
+    pub mock: MockProfile,
+}
+
+/// A method as the scale mode runs N of its timers at once.
+#[derive(Debug, Clone, Copy)]
+pub struct ScaleSpec {
+    /// Measures N of its timers; runs in a worker process of its own.
+    pub measure: fn(&WorkerArgs) -> anyhow::Result<ScaleResult>,
+    /// The scale mode's model of it under `--mock-timer`.
+    pub mock: ScaleMockProfile,
+}
+
+impl MethodSpec {
+    /// Its single-thread part, or an error that says it has none.
+    pub fn sync(&self) -> anyhow::Result<&SyncSpec> {
+        self.sync
+            .as_ref()
+            .ok_or_else(|| anyhow::anyhow!("`{}` is measured only in the scale mode", self.name))
+    }
+
+    /// Its scale part, or an error that says it has none.
+    pub fn scale(&self) -> anyhow::Result<&ScaleSpec> {
+        self.scale
+            .as_ref()
+            .ok_or_else(|| anyhow::anyhow!("`{}` has no scale mode", self.name))
+    }
+
+    /// Whether only the scale mode has it.
+    pub fn scale_only(&self) -> bool {
+        self.sync.is_none() && self.scale.is_some()
+    }
 }
 
 impl MethodSpec {
@@ -173,6 +224,7 @@ pub const METHODS: &[MethodSpec] = &[
     methods::hybrid::SPEC,
     methods::spin::SPEC,
     methods::async_native::SPEC,
+    methods::async_rt::SPEC,
     methods::async_spin::SPEC,
     methods::std_sleep::SPEC,
     methods::spin_sleep::SPEC,
@@ -192,36 +244,61 @@ pub const METHODS: &[MethodSpec] = &[
     methods::usleep::SPEC,
 ];
 
-/// Looks a method up by name.
+/// The methods one thread waits with, in table order.
+pub fn sync_methods() -> impl Iterator<Item = &'static MethodSpec> {
+    METHODS.iter().filter(|m| m.sync.is_some())
+}
+
+/// The methods the scale mode runs, in table order.
+pub fn scale_methods() -> impl Iterator<Item = &'static MethodSpec> {
+    METHODS.iter().filter(|m| m.scale.is_some())
+}
+
+/// Looks a method up by the name `--methods` gives it: the command line's boundary.
 pub fn find(name: &str) -> Option<&'static MethodSpec> {
     METHODS.iter().find(|m| m.name == name)
 }
 
-/// The methods `all` stands for: those that run on every OS.
+/// The methods `all` stands for: the single-thread methods that run on every OS.
 pub fn portable() -> impl Iterator<Item = &'static MethodSpec> {
-    METHODS.iter().filter(|m| m.runs_on == Oses::ALL)
+    sync_methods().filter(|m| m.runs_on == Oses::ALL)
 }
 
 /// The methods `os` stands for: this OS's own ways to wait.
 pub fn os_primitives() -> impl Iterator<Item = &'static MethodSpec> {
-    METHODS.iter().filter(|m| m.os_primitive_here())
+    sync_methods().filter(|m| m.os_primitive_here())
 }
 
-/// `native, hybrid, ...` (the methods that run here) for error messages.
+/// Where `spec` stands in [`METHODS`], for sorting by table order.
+pub fn position(spec: &MethodSpec) -> Option<usize> {
+    METHODS.iter().position(|m| m.name == spec.name)
+}
+
+fn join<'a>(names: impl Iterator<Item = &'a MethodSpec>) -> String {
+    names.map(|m| m.name).collect::<Vec<_>>().join(", ")
+}
+
+/// `native, hybrid, ...` (the single-thread methods that run here) for error messages.
 pub fn names() -> String {
-    METHODS
-        .iter()
-        .filter(|m| m.runs_here())
-        .map(|m| m.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    join(sync_methods().filter(|m| m.runs_here()))
 }
 
-/// `--list-methods`: every method compiled in, with the groups it is in here, or the OSes
-/// it runs on where that is not this one.
+/// `async, async-rt, async-spin, tokio` for error messages.
+pub fn scale_names() -> String {
+    join(scale_methods())
+}
+
+/// The methods only the scale mode has, for error messages.
+pub fn scale_only_names() -> String {
+    join(METHODS.iter().filter(|m| m.scale_only()))
+}
+
+/// `--list-methods`: every single-thread method compiled in, in table order, with the
+/// groups it is in here, or the OSes it runs on where that is not this one; then those only
+/// the scale mode has.
 pub fn listing() -> String {
     let mut list = String::new();
-    for spec in METHODS {
+    for spec in sync_methods() {
         let ours = if spec.ours { " (ours)" } else { "" };
         let groups = match (spec.runs_on == Oses::ALL, spec.os_primitive_here()) {
             _ if !spec.runs_here() => format!("{} only, not this OS", spec.runs_on.names()),
@@ -239,5 +316,38 @@ pub fn listing() -> String {
             spec.name, spec.about
         ));
     }
+    for spec in METHODS.iter().filter(|spec| spec.scale_only()) {
+        let ours = if spec.ours { " (ours)" } else { "" };
+        list.push_str(&format!(
+            "{:<16} {}{ours} (--scale only)\n",
+            spec.name, spec.about
+        ));
+    }
     list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--methods`, the tables and the worker processes know a method by its name alone.
+    #[test]
+    fn every_method_has_a_name_of_its_own() {
+        for (i, spec) in METHODS.iter().enumerate() {
+            let first = METHODS.iter().position(|m| m.name == spec.name);
+            assert_eq!(first, Some(i), "`{}` is listed twice", spec.name);
+        }
+    }
+
+    /// A method with neither part could be named but never measured.
+    #[test]
+    fn every_method_has_a_part_to_measure() {
+        for spec in METHODS {
+            assert!(
+                spec.sync.is_some() || spec.scale.is_some(),
+                "`{}` has neither a sync nor a scale part",
+                spec.name
+            );
+        }
+    }
 }

@@ -82,28 +82,6 @@ impl Recorder {
         }
     }
 
-    /// Adds everything `other` recorded, as if its samples had been recorded here.
-    pub fn merge(&mut self, other: &Recorder) {
-        self.count += other.count;
-        self.min_ns = self.min_ns.min(other.min_ns);
-        self.max_ns = self.max_ns.max(other.max_ns);
-        self.sum_ns += other.sum_ns;
-        self.early += other.early;
-        self.early_max_ns = self.early_max_ns.max(other.early_max_ns);
-        self.cpu_sum_ns += other.cpu_sum_ns;
-        self.missed += other.missed;
-        self.wall_ns += other.wall_ns;
-        self.histogram
-            .add(&other.histogram)
-            .expect("recorders' histograms share their bounds");
-        if let Some(theirs) = &other.self_reported {
-            self.self_reported
-                .get_or_insert_with(histogram)
-                .add(theirs)
-                .expect("recorders' histograms share their bounds");
-        }
-    }
-
     /// Grid points skipped because the method woke too late to make them.
     pub fn add_missed(&mut self, missed: u64) {
         self.missed += missed;
@@ -223,27 +201,6 @@ mod tests {
             (4, -50, 137, 1, 50)
         );
         assert_eq!((l.p50_ns, l.max_ns, s.cpu_ns_per_wait), (100, 300, 1_000));
-    }
-
-    #[test]
-    fn merged_recorders_sum_up_as_one() {
-        let samples = [100, -30, 2_000, 50, 7];
-        let (mut one, mut a, mut b) = (
-            Recorder::default(),
-            Recorder::default(),
-            Recorder::default(),
-        );
-        for (i, &lateness_ns) in samples.iter().enumerate() {
-            let sample = Sample {
-                lateness_ns,
-                cpu_ns: 10,
-                self_reported_ns: None,
-            };
-            one.record(sample);
-            if i % 2 == 0 { &mut a } else { &mut b }.record(sample);
-        }
-        a.merge(&b);
-        assert_eq!(a.summary(), one.summary());
     }
 
     #[test]

@@ -50,12 +50,15 @@ pub type MakeMethod =
 impl Worker {
     /// Starts the thread and creates the method on it; `mock` swaps in a virtual clock.
     pub fn start(spec: &'static MethodSpec, mock: bool) -> anyhow::Result<Worker> {
+        let sync = spec.sync()?;
         Worker::spawn(
             spec.name,
             mock,
             Box::new(move |clock: Option<&MockClock>| match clock {
-                Some(clock) => Ok(Box::new(MockMethod::new(spec.name, clock.clone())) as _),
-                None => (spec.create)(),
+                Some(clock) => {
+                    Ok(Box::new(MockMethod::new(spec.name, sync.mock, clock.clone(), 0)) as _)
+                }
+                None => (sync.create)(),
             }),
         )
     }

@@ -2,7 +2,7 @@
 //! [`Exporter`]. Exporters only turn a report into bytes; `output::destinations` writes them.
 
 mod csv;
-mod json;
+pub mod json;
 mod markdown;
 
 use crate::bench::Report;

@@ -62,7 +62,7 @@ impl ThreadStats {
     /// Counts one wake-up, `lateness` after its deadline, that came after `missed` skipped
     /// periods.
     pub fn record(&mut self, lateness: Duration, missed: u64) {
-        let ns = u64::try_from(lateness.as_nanos()).unwrap_or(u64::MAX);
+        let ns = punctual::saturating_nanos(lateness);
         let us = ns / 1000;
         self.min_us = if self.cycles == 0 {
             us

@@ -19,7 +19,7 @@ use super::options::Stop;
 use super::stats::ThreadStats;
 use crate::bench::clock::{Clock, MockClock};
 use crate::bench::method::WaitMethod;
-use crate::bench::methods::mock::MockMethod;
+use crate::bench::methods::{self, mock::MockMethod};
 use crate::sys::{self, Platform};
 
 /// What one thread measures, and how it is set up.
@@ -195,7 +195,10 @@ pub fn run(
         let clock = MockClock::new();
         let start = clock.now();
         Box::new(MockPeriods {
-            method: MockMethod::for_thread(plan.strategy.name(), clock.clone(), plan.index as u64),
+            method: {
+                let (name, sync) = methods::of_strategy(plan.strategy);
+                MockMethod::new(name, sync.mock, clock.clone(), plan.index as u64)
+            },
             grid: Grid::new(start + plan.interval, plan.interval)
                 .expect("the interval is not zero"),
             clock,

@@ -1,5 +1,5 @@
 //! Where `punctual bench`'s results go: the table on standard output (unless an export
-//! takes it), the exports, the plot. Every file is checked before anything is measured; after
+//! takes it), the exports, the plot, the HTML report. Every file is checked before anything is measured; after
 //! the run each output is written even when another fails, and each failure is reported.
 
 use super::file::{Destination, OutputFile};
@@ -15,6 +15,7 @@ pub struct Destinations {
     format: TableFormat,
     exports: Vec<(ExportFormat, Destination)>,
     plot: Option<OutputFile>,
+    report: Option<OutputFile>,
 }
 
 impl Destinations {
@@ -34,6 +35,11 @@ impl Destinations {
             .as_deref()
             .map(|path| OutputFile::check(path, "the plot to "))
             .transpose()?;
+        let report = args
+            .report
+            .as_deref()
+            .map(|path| OutputFile::check(path, "the report to "))
+            .transpose()?;
         Ok(Destinations {
             table_to_stdout: !exports
                 .iter()
@@ -41,6 +47,7 @@ impl Destinations {
             format: args.format,
             exports,
             plot,
+            report,
         })
     }
 
@@ -73,6 +80,18 @@ impl Destinations {
             outcome(drawn);
             if drawn_ok && self.table_to_stdout {
                 outcome(stdio::print(&format!("plot: {}\n", plot.path().display())));
+            }
+        }
+        if let Some(page) = &self.report {
+            let made =
+                crate::report::bench_page(report).and_then(|html| page.write(html.as_bytes()));
+            let made_ok = made.is_ok();
+            outcome(made);
+            if made_ok && self.table_to_stdout {
+                outcome(stdio::print(&format!(
+                    "report: {}\n",
+                    page.path().display()
+                )));
             }
         }
         written

@@ -14,7 +14,7 @@ const PANEL_HEIGHT: u32 = 440;
 const WIDTH: u32 = 1100;
 
 /// Colours a reader can tell apart, ours first.
-const COLOURS: [RGBColor; 10] = [
+pub const COLOURS: [RGBColor; 10] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::bench::{BenchOptions, Stop};
 use crate::units::wait_label;
 
 const UNITS_PER_CELL: u64 = 1000;
@@ -29,22 +28,11 @@ pub struct Progress {
 }
 
 impl Progress {
-    pub fn new(options: &BenchOptions, methods: usize) -> Progress {
-        let cells = (options.waits.len() * methods) as u64;
-        let expected: Duration = options
-            .waits
-            .iter()
-            .map(|&wait| match options.stop {
-                Stop::Samples(n) => {
-                    (wait + Duration::from_micros(60))
-                        * (n + options.warmup).min(u32::MAX as u64) as u32
-                }
-                Stop::Duration(d) => d,
-            })
-            .sum::<Duration>()
-            * methods as u32;
-        let bar = (!options.mock && expected > Duration::from_secs(2))
-            .then(|| bar(cells * UNITS_PER_CELL));
+    /// A bar over `waits` wait lengths of `methods` methods each, shown when the run is
+    /// `expected` to take more than a couple of seconds and is not a mock one.
+    pub fn new(waits: usize, methods: usize, expected: Duration, mock: bool) -> Progress {
+        let cells = (waits * methods) as u64;
+        let bar = (!mock && expected > Duration::from_secs(2)).then(|| bar(cells * UNITS_PER_CELL));
         Progress {
             bar,
             methods,

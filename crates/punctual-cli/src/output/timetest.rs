@@ -27,7 +27,7 @@ fn ticks(ns: i128, hz: u64) -> i128 {
 }
 
 pub fn render(report: &Report) -> String {
-    let clock = report.environment.instant_clock;
+    let clock = &report.environment.instant_clock;
     let tick_ns = 1e9 / clock.hz.max(1) as f64;
     let tick = if tick_ns.fract() == 0.0 {
         format!("{tick_ns} ns")

@@ -81,7 +81,8 @@ pub fn command(args: &ProbeArgs) -> anyhow::Result<()> {
                 (spec, plain.primitive.to_string())
             }
         };
-        let sleeper = (spec.create)().with_context(|| format!("setting up `{}`", spec.name))?;
+        let sleeper =
+            (spec.sync()?.create)().with_context(|| format!("setting up `{}`", spec.name))?;
         probe(
             &mut RealClock::new(sleeper),
             args.time_per_request,

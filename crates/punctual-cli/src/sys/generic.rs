@@ -1,21 +1,11 @@
 //! Anything else: what std can tell.
 
-use std::time::Duration;
-
-use super::{CoarseClock, CpuTimes, Facts, LoadPriority, Platform, SystemInfo};
+use super::{CpuTimes, Facts, LoadPriority, Platform, SystemInfo};
 
 pub struct Os;
 
 impl Platform for Os {
     const THREAD_CPU_CLOCK: &'static str = "none: CPU figures read 0";
-
-    fn thread_cpu_time() -> Option<Duration> {
-        None
-    }
-
-    fn process_cpu_time() -> Option<Duration> {
-        None
-    }
 
     fn resident_bytes() -> Option<u64> {
         None
@@ -26,10 +16,6 @@ impl Platform for Os {
             LoadPriority::Same => Ok("default priority".to_string()),
             _ => Err("thread priorities are not supported on this platform".to_string()),
         }
-    }
-
-    fn coarse_clock() -> Option<CoarseClock> {
-        None
     }
 
     fn facts() -> Facts {
@@ -57,5 +43,20 @@ impl Platform for Os {
 
     fn catch_interrupt() -> bool {
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fallback_says_what_it_cannot_tell() {
+        assert_eq!(Os::thread_id(), 0);
+        assert_eq!(Os::resident_bytes(), None);
+        assert!(Os::set_load_priority(LoadPriority::Same).is_ok());
+        assert!(Os::set_load_priority(LoadPriority::Higher).is_err());
+        assert_eq!(Os::system_info().sysname, std::env::consts::OS);
+        assert!(!Os::catch_interrupt());
     }
 }

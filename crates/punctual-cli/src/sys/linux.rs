@@ -1,11 +1,13 @@
-//! Linux: `/proc`, `/sys`, `clock_gettime(2)`, `gettid(2)` and per-thread nice values.
+//! Linux: `/proc`, `/sys`, `gettid(2)` and per-thread nice values.
 
 use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
+use punctual::rt::{Policy, Scheduling};
+
 use super::unix;
-use super::{CoarseClock, CpuTimes, Facts, LoadPriority, Platform, SystemInfo};
+use super::{CpuTimes, Facts, LoadPriority, Platform, SystemInfo};
 
 pub struct Os;
 
@@ -67,51 +69,22 @@ fn idle_states() -> Vec<String> {
     states
 }
 
+/// The calling thread's policy as `punctual::rt` reads it (the one reading of it in the
+/// workspace), with the priority where the policy has one, and the nice value.
 fn scheduling() -> Option<String> {
-    // SAFETY: sched_getscheduler(0) only reads the calling thread's policy.
-    let policy = unsafe { libc::sched_getscheduler(0) };
-    let mut param = libc::sched_param { sched_priority: 0 };
-    // SAFETY: `param` is a valid, writable sched_param (sched_getparam(2)).
-    let rc = unsafe { libc::sched_getparam(0, &mut param) };
-    let name = match policy {
-        libc::SCHED_OTHER => "SCHED_OTHER",
-        libc::SCHED_FIFO => "SCHED_FIFO",
-        libc::SCHED_RR => "SCHED_RR",
-        libc::SCHED_BATCH => "SCHED_BATCH",
-        libc::SCHED_IDLE => "SCHED_IDLE",
-        _ => "unknown policy",
-    };
     let nice = unix::nice().map_or(String::new(), |n| format!(", nice {n}"));
-    Some(match (policy, rc) {
-        (libc::SCHED_FIFO | libc::SCHED_RR, 0) => format!("{name} {}{nice}", param.sched_priority),
-        _ => format!("{name}{nice}"),
+    Some(match punctual::rt::current_scheduling() {
+        Ok(Scheduling {
+            policy: policy @ (Policy::Fifo | Policy::RoundRobin),
+            priority,
+        }) => format!("{policy} {priority}{nice}"),
+        Ok(Scheduling { policy, .. }) => format!("{policy}{nice}"),
+        Err(_) => format!("unknown policy{nice}"),
     })
-}
-
-fn coarse_resolution() -> Option<Duration> {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec (clock_getres(2)).
-    let rc = unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC_COARSE, &mut ts) };
-    (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
-}
-
-fn coarse_now() -> Duration {
-    unix::clock(libc::CLOCK_MONOTONIC_COARSE).unwrap_or_default()
 }
 
 impl Platform for Os {
     const THREAD_CPU_CLOCK: &'static str = "CLOCK_THREAD_CPUTIME_ID (nanoseconds)";
-
-    fn thread_cpu_time() -> Option<Duration> {
-        unix::thread_cpu_time()
-    }
-
-    fn process_cpu_time() -> Option<Duration> {
-        unix::process_cpu_time()
-    }
 
     fn resident_bytes() -> Option<u64> {
         // statm's second field is resident pages (proc(5)).
@@ -147,13 +120,6 @@ impl Platform for Os {
         }
     }
 
-    fn coarse_clock() -> Option<CoarseClock> {
-        coarse_resolution().map(|_| CoarseClock {
-            name: "CLOCK_MONOTONIC_COARSE",
-            now: coarse_now,
-        })
-    }
-
     fn facts() -> Facts {
         let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let uname = unix::uname();
@@ -174,7 +140,7 @@ impl Platform for Os {
             // The library's prctl(PR_GET_TIMERSLACK): there is no
             // /proc/thread-self/timerslack_ns to read.
             timer_slack: punctual::rt::timer_slack().ok(),
-            scheduler_tick: coarse_resolution(),
+            scheduler_tick: Self::coarse_clock().and_then(|clock| clock.resolution),
             virtualization: virtualization(&cpuinfo),
             realtime_kernel: Some(realtime),
             preemption,
@@ -343,6 +309,25 @@ mod tests {
         let config = "CONFIG_PREEMPT_BUILD=y\nCONFIG_PREEMPT=y\nCONFIG_PREEMPT_DYNAMIC=y\n";
         assert_eq!(preemption_default(config), Some("full"));
         assert_eq!(preemption_default("CONFIG_PREEMPT_RCU=y\n"), None);
+    }
+
+    /// A thread that asked for `SCHED_RESET_ON_FORK` (any thread may) still runs
+    /// `SCHED_OTHER`: the flag is not a policy of its own.
+    #[test]
+    fn scheduling_names_the_policy_under_reset_on_fork() {
+        let seen = std::thread::spawn(|| {
+            let param = libc::sched_param { sched_priority: 0 };
+            // SAFETY: `param` is a valid sched_param; thread id 0 is the calling thread,
+            // which ends with this test (sched_setscheduler(2)).
+            let rc = unsafe {
+                libc::sched_setscheduler(0, libc::SCHED_OTHER | libc::SCHED_RESET_ON_FORK, &param)
+            };
+            assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+            scheduling().unwrap()
+        })
+        .join()
+        .unwrap();
+        assert!(seen.starts_with("SCHED_OTHER"), "{seen}");
     }
 
     #[test]

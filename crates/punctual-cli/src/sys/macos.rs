@@ -1,10 +1,9 @@
-//! macOS: `clock_gettime(2)` thread CPU clock, QoS classes for load threads, `sysctl(3)`.
+//! macOS: QoS classes for load threads, `sysctl(3)`.
 
 use std::ffi::CString;
-use std::time::Duration;
 
 use super::unix;
-use super::{CoarseClock, CpuTimes, Facts, LoadPriority, Platform, SystemInfo};
+use super::{CpuTimes, Facts, LoadPriority, Platform, SystemInfo};
 
 pub struct Os;
 
@@ -50,14 +49,6 @@ fn sysctl_string(name: &str) -> Option<String> {
 impl Platform for Os {
     const THREAD_CPU_CLOCK: &'static str = "CLOCK_THREAD_CPUTIME_ID (nanoseconds)";
 
-    fn thread_cpu_time() -> Option<Duration> {
-        unix::thread_cpu_time()
-    }
-
-    fn process_cpu_time() -> Option<Duration> {
-        unix::process_cpu_time()
-    }
-
     /// Not read on macOS: the current figure needs Mach's `task_info`, which the libc
     /// crate marks deprecated, and the peak from `getrusage` is not a current figure.
     fn resident_bytes() -> Option<u64> {
@@ -84,10 +75,6 @@ impl Platform for Os {
                 std::io::Error::from_raw_os_error(rc)
             ))
         }
-    }
-
-    fn coarse_clock() -> Option<CoarseClock> {
-        None
     }
 
     fn facts() -> Facts {

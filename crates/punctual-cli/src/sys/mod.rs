@@ -1,16 +1,19 @@
-//! The CLI's platform layer: thread and process CPU clocks, resident memory, load-thread
-//! priorities, the coarse clock, the facts of the environment header, thread ids and
-//! machine-wide CPU time. The rest of the CLI names only `sys::Os` and the types here; it
-//! never writes `cfg(target_os)`.
+//! The CLI's platform layer: resident memory, load-thread priorities, the facts of the
+//! environment header, thread ids, machine-wide CPU time and Ctrl-C. The thread and process
+//! CPU clocks and the coarse clock are `punctual-sys`'s, the platform layer the workspace's
+//! crates share, and the scheduling facts `punctual::rt`'s; [`Platform`] names them once for
+//! every OS. The rest of the CLI names only `sys::Os` and the types here; it never writes
+//! `cfg(target_os)`.
 //!
 //! | file         | used on        |
 //! |--------------|----------------|
 //! | `linux.rs`   | Linux, Android |
-//! | `macos.rs`   | macOS          |
+//! | `macos.rs`   | macOS, iOS     |
 //! | `windows.rs` | Windows        |
-//! | `generic.rs` | anything else  |
+//! | `generic.rs` | anything else, and every test build (so it is known to fit) |
 //!
-//! `unix.rs` holds what Linux and macOS share. `waits.rs` holds the wait primitives of
+//! `unix.rs` holds what Linux and macOS share; `punctual_sys::backends!` picks the file,
+//! as it does for every crate of the workspace. `waits.rs` holds the wait primitives of
 //! `bench`'s OS methods, every OS's on every OS (`linux_waits.rs`, `macos_waits.rs`,
 //! `windows_waits.rs`, and `absent_waits.rs` for the others).
 
@@ -68,21 +71,21 @@ pub struct CpuTimes {
 }
 
 /// A clock that only moves on the scheduler tick, the ruler a naive program times with.
-#[derive(Debug, Clone, Copy)]
-pub struct CoarseClock {
-    pub name: &'static str,
-    pub now: fn() -> Duration,
-}
+pub use punctual_sys::CoarseClock;
 
 pub trait Platform {
     /// CPU time the calling thread has used so far.
-    fn thread_cpu_time() -> Option<Duration>;
+    fn thread_cpu_time() -> Option<Duration> {
+        punctual_sys::thread_cpu_time()
+    }
 
     /// Names the clock behind [`Platform::thread_cpu_time`] and its grain, or says there is none.
     const THREAD_CPU_CLOCK: &'static str;
 
     /// CPU time every thread of this process has used so far.
-    fn process_cpu_time() -> Option<Duration>;
+    fn process_cpu_time() -> Option<Duration> {
+        punctual_sys::process_cpu_time()
+    }
 
     /// Memory of this process resident now, in bytes.
     fn resident_bytes() -> Option<u64>;
@@ -91,7 +94,9 @@ pub trait Platform {
     fn set_load_priority(priority: LoadPriority) -> Result<String, String>;
 
     /// The tick-granular clock of this OS, if it has one.
-    fn coarse_clock() -> Option<CoarseClock>;
+    fn coarse_clock() -> Option<CoarseClock> {
+        punctual_sys::coarse_clock()
+    }
 
     /// What the environment header shows.
     fn facts() -> Facts;
@@ -130,32 +135,4 @@ mod unix;
 
 pub mod waits;
 
-#[cfg(any(target_os = "linux", target_os = "android"))]
-mod linux;
-#[cfg(any(target_os = "linux", target_os = "android"))]
-pub use linux::Os;
-
-#[cfg(target_os = "macos")]
-mod macos;
-#[cfg(target_os = "macos")]
-pub use macos::Os;
-
-#[cfg(windows)]
-mod windows;
-#[cfg(windows)]
-pub use windows::Os;
-
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "macos",
-    windows
-)))]
-mod generic;
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "macos",
-    windows
-)))]
-pub use generic::Os;
+punctual_sys::backends!(Os);

@@ -1,24 +1,8 @@
 //! What Linux and macOS share.
 
 use std::ffi::CStr;
-use std::time::Duration;
 
 use super::{SystemInfo, INTERRUPTED};
-
-pub fn clock(id: libc::clockid_t) -> Option<Duration> {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; an unsupported clock id makes the call
-    // fail with EINVAL, which is checked (clock_gettime(2)).
-    let rc = unsafe { libc::clock_gettime(id, &mut ts) };
-    (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
-}
-
-pub fn thread_cpu_time() -> Option<Duration> {
-    clock(libc::CLOCK_THREAD_CPUTIME_ID)
-}
 
 /// `uname(2)`.
 pub fn uname() -> Option<SystemInfo> {
@@ -41,11 +25,6 @@ pub fn uname() -> Option<SystemInfo> {
         version: field(&name.version),
         machine: field(&name.machine),
     })
-}
-
-/// CPU time the whole process has used so far, all threads together.
-pub fn process_cpu_time() -> Option<Duration> {
-    clock(libc::CLOCK_PROCESS_CPUTIME_ID)
 }
 
 extern "C" fn on_sigint(_: libc::c_int) {

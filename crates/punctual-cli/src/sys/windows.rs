@@ -1,22 +1,21 @@
-//! Windows: `GetThreadTimes`, `GetProcessTimes`, `GetSystemTimes`, the working set from
-//! `GetProcessMemoryInfo`, thread priorities, `GetTickCount64`, and the timer resolution from
-//! `NtQueryTimerResolution`.
+//! Windows: `GetSystemTimes`, the working set from `GetProcessMemoryInfo`, thread
+//! priorities, and the timer resolution from `NtQueryTimerResolution`.
 
 use std::time::Duration;
 
 use std::sync::atomic::Ordering;
 
-use windows_sys::Win32::Foundation::{BOOL, FILETIME, HANDLE};
+use windows_sys::Win32::Foundation::{BOOL, FILETIME};
 use windows_sys::Win32::System::Console::{SetConsoleCtrlHandler, CTRL_C_EVENT};
 use windows_sys::Win32::System::ProcessStatus::{GetProcessMemoryInfo, PROCESS_MEMORY_COUNTERS};
-use windows_sys::Win32::System::SystemInformation::{GetTickCount64, OSVERSIONINFOW};
+use windows_sys::Win32::System::SystemInformation::OSVERSIONINFOW;
 use windows_sys::Win32::System::Threading::{
-    GetCurrentProcess, GetCurrentThread, GetCurrentThreadId, GetPriorityClass, GetProcessTimes,
-    GetSystemTimes, GetThreadPriority, GetThreadTimes, SetThreadPriority, CREATE_NEW_PROCESS_GROUP,
-    THREAD_PRIORITY_HIGHEST, THREAD_PRIORITY_LOWEST,
+    GetCurrentProcess, GetCurrentThread, GetCurrentThreadId, GetPriorityClass, GetSystemTimes,
+    GetThreadPriority, SetThreadPriority, CREATE_NEW_PROCESS_GROUP, THREAD_PRIORITY_HIGHEST,
+    THREAD_PRIORITY_LOWEST,
 };
 
-use super::{CoarseClock, CpuTimes, Facts, LoadPriority, Platform, SystemInfo, INTERRUPTED};
+use super::{CpuTimes, Facts, LoadPriority, Platform, SystemInfo, INTERRUPTED};
 
 pub struct Os;
 
@@ -82,38 +81,9 @@ unsafe extern "system" fn on_ctrl(event: u32) -> BOOL {
     1
 }
 
-/// `GetThreadTimes` and `GetProcessTimes` have one signature.
-type TimesFn = unsafe extern "system" fn(
-    HANDLE,
-    *mut FILETIME,
-    *mut FILETIME,
-    *mut FILETIME,
-    *mut FILETIME,
-) -> BOOL;
-
-/// Kernel plus user time of a thread or process, through its `Get*Times` call.
-fn cpu_time(get_times: TimesFn, handle: HANDLE) -> Option<Duration> {
-    let zero = ZERO_FILETIME;
-    let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
-    // SAFETY: `handle` is a valid pseudo-handle of the kind `get_times` takes; four writable
-    // FILETIMEs (GetThreadTimes, GetProcessTimes).
-    let ok = unsafe { get_times(handle, &mut created, &mut exited, &mut kernel, &mut user) };
-    (ok != 0).then(|| filetime(kernel) + filetime(user))
-}
-
-fn coarse_now() -> Duration {
-    // SAFETY: GetTickCount64 has no preconditions.
-    Duration::from_millis(unsafe { GetTickCount64() })
-}
-
 impl Platform for Os {
     const THREAD_CPU_CLOCK: &'static str =
         "GetThreadTimes (charged in scheduler ticks: exact only as an average over many waits)";
-
-    fn thread_cpu_time() -> Option<Duration> {
-        // SAFETY: GetCurrentThread has no preconditions; its pseudo-handle is always valid.
-        cpu_time(GetThreadTimes, unsafe { GetCurrentThread() })
-    }
 
     fn resident_bytes() -> Option<u64> {
         // SAFETY: PROCESS_MEMORY_COUNTERS is plain data; zeroed is valid before the call.
@@ -143,13 +113,6 @@ impl Platform for Os {
                 std::io::Error::last_os_error()
             ))
         }
-    }
-
-    fn coarse_clock() -> Option<CoarseClock> {
-        Some(CoarseClock {
-            name: "GetTickCount64",
-            now: coarse_now,
-        })
     }
 
     fn facts() -> Facts {
@@ -197,11 +160,6 @@ impl Platform for Os {
             busy: total.saturating_sub(filetime(idle)),
             total,
         })
-    }
-
-    fn process_cpu_time() -> Option<Duration> {
-        // SAFETY: GetCurrentProcess has no preconditions; its pseudo-handle is always valid.
-        cpu_time(GetProcessTimes, unsafe { GetCurrentProcess() })
     }
 
     fn beyond_ctrl_c(command: &mut std::process::Command) {

@@ -56,7 +56,7 @@ pub fn requested(ns: i64) -> Duration {
 
 /// The whole answer frame (header included) for `slept`, saturating at `u64::MAX` ns.
 pub fn encode_answer(slept: Duration) -> [u8; 2 + PAYLOAD_LEN] {
-    let ns = u64::try_from(slept.as_nanos()).unwrap_or(u64::MAX);
+    let ns = punctual::saturating_nanos(slept);
     let mut frame = [0u8; 2 + PAYLOAD_LEN];
     frame[..2].copy_from_slice(&(PAYLOAD_LEN as u16).to_be_bytes());
     frame[2..].copy_from_slice(&ns.to_be_bytes());

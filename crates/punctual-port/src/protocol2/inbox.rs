@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use super::wire::{Malformed, Request};
 use crate::clock::PortClock;
-use crate::sys::{self, Bell};
+use crate::sys;
 
 /// What the reader hands over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,7 +67,7 @@ pub(crate) struct Inbox {
     room: Condvar,
     limit: usize,
     has_mail: AtomicBool,
-    bell: sys::Doorbell,
+    bell: sys::Waiter,
     clock: PortClock,
 }
 
@@ -87,7 +87,7 @@ impl Inbox {
             room: Condvar::new(),
             limit,
             has_mail: AtomicBool::new(false),
-            bell: sys::Doorbell::new()?,
+            bell: sys::Waiter::new()?,
             clock,
         })
     }
@@ -115,7 +115,7 @@ impl Inbox {
             });
         }
         self.has_mail.store(true, Ordering::Release);
-        self.bell.ring();
+        self.bell.notify();
     }
 
     /// Moves every burst posted into `into`, in the order posted.
@@ -144,7 +144,7 @@ impl Inbox {
     /// Blocks until mail arrives or about `deadline`; may return early (re-read the clock).
     pub(crate) fn wait_until(&self, deadline: Option<Instant>) {
         if !self.has_mail() {
-            self.bell.wait_until(deadline);
+            self.bell.wait(deadline);
         }
     }
 }

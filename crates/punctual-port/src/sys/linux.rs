@@ -1,29 +1,19 @@
-//! Linux: fds 0 and 1 as files, and a thread that watches fd 1 with `poll(2)`.
+//! Linux: SIGPIPE ignored, and a thread that watches fd 1 with `poll(2)`.
 //!
 //! `poll` asked for no events still reports `POLLERR` on the write end of a pipe once its
 //! read end is closed (pipe(7)), and `POLLHUP` on a hung-up socket or terminal, so the
 //! watcher sleeps until the owner has gone and no longer while it is there.
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::thread;
 
 use super::{unix, Platform};
-
-pub(crate) use super::generic::Doorbell;
 
 pub(crate) struct Os;
 
 impl Platform for Os {
     fn prepare_process() {
         unix::ignore_sigpipe();
-    }
-
-    fn input() -> io::Result<Box<dyn Read + Send>> {
-        unix::input()
-    }
-
-    fn output() -> io::Result<Box<dyn Write + Send>> {
-        unix::output()
     }
 
     fn exit_when_output_closed() -> bool {

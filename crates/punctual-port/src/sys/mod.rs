@@ -1,32 +1,35 @@
 //! The port's platform layer: the only place in this crate that talks to the OS directly.
 //!
-//! Every backend provides a unit struct `Os` implementing [`Platform`], and a `Doorbell`
-//! implementing [`Bell`], so the compiler checks each against the same interface:
+//! The waits and stdio come from `punctual-sys`, the platform layer the workspace's crates
+//! share: the timer thread's doorbell is its [`Waiter`] (the async driver's interruptible
+//! wait: a futex on Linux, a kqueue on macOS, an event and a high-resolution waitable timer
+//! on Windows), and stdin and stdout are its raw files. What only the port needs is here:
+//! every backend provides a unit struct `Os` implementing [`Platform`], so the compiler
+//! checks each against the same interface:
 //!
-//! | file         | used on        | stdio                  | output watch     | doorbell                           |
-//! |--------------|----------------|------------------------|------------------|------------------------------------|
-//! | `linux.rs`   | Linux, Android | fds 0 and 1 (`unix.rs`)| `poll(2)`, fd 1  | futex condvar (`generic.rs`)       |
-//! | `macos.rs`   | macOS, iOS     | fds 0 and 1 (`unix.rs`)| none             | pthread condvar (`generic.rs`)     |
-//! | `windows.rs` | Windows        | the std handles        | none             | event + high-resolution timer      |
-//! | `generic.rs` | anything else  | `std::io` stdio        | none             | `std::sync::Condvar`               |
+//! | file         | used on        | SIGPIPE             | output watch     |
+//! |--------------|----------------|---------------------|------------------|
+//! | `linux.rs`   | Linux, Android | ignored (`unix.rs`) | `poll(2)`, fd 1  |
+//! | `macos.rs`   | macOS, iOS     | ignored (`unix.rs`) | none             |
+//! | `windows.rs` | Windows        | (none on Windows)   | none             |
+//! | `generic.rs` | anything else  | left alone          | none             |
 //!
-//! The rest of the crate names only `sys::Os` and `sys::Doorbell`; it never writes
-//! `cfg(target_os)`. Unsafe code lives here and nowhere else.
+//! `punctual_sys::backends!` picks the file, as it does for every crate of the workspace;
+//! the fallback is compiled into every test build too. The rest of the crate names only
+//! `sys::Os` and the items re-exported here; it never writes `cfg(target_os)`. Unsafe code
+//! lives here and nowhere else.
 
-use std::io::{self, Read, Write};
-use std::time::Instant;
+/// A wake-up call between threads, with a precise timeout: the timer thread of protocol 2
+/// blocks on it until its next deadline or until the reader rings.
+pub(crate) use punctual_sys::Waiter;
+/// Standard input and output as plain byte streams: no std buffer, no line buffering, no
+/// newline translation (binary mode), so one `write` per flushed batch.
+pub(crate) use punctual_sys::{raw_stdin, raw_stdout};
 
 /// What every backend provides to the program.
 pub(crate) trait Platform {
     /// Readies the process for pipes: a write to a closed pipe must fail, not kill.
     fn prepare_process();
-
-    /// The program's standard input as a plain byte stream, without std's own buffer.
-    fn input() -> io::Result<Box<dyn Read + Send>>;
-
-    /// The program's standard output as a plain byte stream: no line buffering, no
-    /// newline translation (binary mode), so one `write` per flushed batch.
-    fn output() -> io::Result<Box<dyn Write + Send>>;
 
     /// Ends the process with status 0 as soon as nothing reads its standard output any
     /// more, even in the middle of a sleep: an owner that is gone cannot take the answer.
@@ -35,47 +38,7 @@ pub(crate) trait Platform {
     fn exit_when_output_closed() -> bool;
 }
 
-/// A wake-up call between threads, with a precise timeout: the timer thread of protocol 2
-/// blocks on it until its next deadline or until the reader rings.
-pub(crate) trait Bell: Send + Sync + Sized {
-    /// A bell nobody has rung.
-    fn new() -> io::Result<Self>;
-
-    /// Wakes the thread in [`Bell::wait_until`], or makes its next call return at once.
-    fn ring(&self);
-
-    /// Blocks until rung or until about `deadline` (forever for `None`). May return a
-    /// little early or spuriously: the caller re-reads the clock.
-    fn wait_until(&self, deadline: Option<Instant>);
-}
-
 #[cfg(unix)]
 mod unix;
 
-#[cfg(any(target_os = "linux", target_os = "android"))]
-mod linux;
-#[cfg(any(target_os = "linux", target_os = "android"))]
-pub(crate) use linux::{Doorbell, Os};
-
-#[cfg(any(target_os = "macos", target_os = "ios"))]
-mod macos;
-#[cfg(any(target_os = "macos", target_os = "ios"))]
-pub(crate) use macos::{Doorbell, Os};
-
-#[cfg(windows)]
-mod windows;
-#[cfg(windows)]
-pub(crate) use windows::{Doorbell, Os};
-
-// Also compiled into every test build, so the fallback is known to fit the interface; the
-// condvar doorbell in it serves Linux and macOS as well.
-#[cfg(any(test, not(windows)))]
-mod generic;
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "macos",
-    target_os = "ios",
-    windows
-)))]
-pub(crate) use generic::{Doorbell, Os};
+punctual_sys::backends!(Os);

@@ -13,8 +13,8 @@ use super::{Interval, Sleep};
 use crate::grid::Grid;
 use crate::margin::Plan;
 use crate::rt::{self, RtError, Scheduling};
-use crate::sys::{self, DriverWait};
-use crate::{Error, HybridConfig, TimerInfo};
+use crate::sys;
+use crate::{saturating_nanos, Error, HybridConfig, TimerInfo};
 
 /// How the last stretch before a sleep's deadline is waited: natively, or with a spin in
 /// the sleeping task itself.
@@ -27,7 +27,10 @@ use crate::{Error, HybridConfig, TimerInfo};
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 #[non_exhaustive]
 pub enum SpinTail {
-    /// Sleep natively all the way (the default): the least CPU, and no task ever spins.
+    /// Sleep natively all the way (the default): the least CPU. A task spins only when the
+    /// driver, awake, fired its timer with others due within what its last wait overslept
+    /// (at most 50 us before the deadline; a wait would have woken no sooner) and the task
+    /// is polled before its deadline.
     #[default]
     None,
     /// Fire each timer this long before its deadline (all of the wait, for a shorter one)
@@ -52,7 +55,7 @@ pub enum SpinTail {
 /// use punctual::future::{DriverConfig, SpinTail};
 /// use punctual::HybridConfig;
 ///
-/// let config = DriverConfig::new().with_spin_tail(SpinTail::Learned(HybridConfig::new().budget(0.1)));
+/// let config = DriverConfig::new().with_spin_tail(SpinTail::Learned(HybridConfig::new().with_budget(0.1)));
 /// assert!(config.validate().is_ok());
 /// assert_eq!(config.realtime_priority(), None);
 /// ```
@@ -401,10 +404,10 @@ impl fmt::Debug for Driver {
 /// read yet.
 pub(crate) const NEVER_NS: u64 = u64::MAX;
 
-/// `d` in whole nanoseconds, for the driver's clock and counters: saturates just below
-/// [`NEVER_NS`] (some 584 years), so no count is ever read as that marker.
+/// `d` in whole nanoseconds, for the driver's clock and counters: [`saturating_nanos`], but
+/// capped one below [`NEVER_NS`] (some 584 years), so no count is ever read as that marker.
 pub(crate) fn nanos(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).map_or(NEVER_NS - 1, |ns| ns.min(NEVER_NS - 1))
+    saturating_nanos(d).min(NEVER_NS - 1)
 }
 
 impl Shared {
@@ -440,9 +443,10 @@ impl Shared {
     /// `deadline` in the driver's nanoseconds, or `None` past what they can count (about
     /// 584 years from the driver's start): such a deadline never comes.
     pub(crate) fn nanos_of(&self, deadline: Instant) -> Option<u64> {
-        u64::try_from(deadline.saturating_duration_since(self.epoch).as_nanos())
-            .ok()
-            .filter(|&ns| ns < NEVER_NS)
+        Some(saturating_nanos(
+            deadline.saturating_duration_since(self.epoch),
+        ))
+        .filter(|&ns| ns < NEVER_NS)
     }
 
     /// After registering a fire time under the lock (`_locked` is the proof): if the driver

@@ -126,7 +126,7 @@ mod tests {
         let huge = Tail::new(SpinTail::Fixed(Duration::from_secs(3600)));
         assert_eq!(margin(&huge, Duration::from_secs(7200)), MAX_MARGIN);
 
-        let mut learned = Tail::new(SpinTail::Learned(HybridConfig::new().budget(0.5)));
+        let mut learned = Tail::new(SpinTail::Learned(HybridConfig::new().with_budget(0.5)));
         for _ in 0..100 {
             let plan = learned.plan(us(1_000));
             learned.record(plan.planned.class(), us(40));

@@ -1,31 +1,33 @@
-//! The platform layer: the only place that talks to the operating system.
+//! The library's platform layer: the only place in this crate that talks to the operating
+//! system.
 //!
-//! Every backend provides a unit struct `Os` that implements [`Platform`] and a struct
-//! `Waiter` that implements [`DriverWait`] (the async timer driver's sleep), so the compiler
-//! checks each one against the same interface. Exactly one is compiled in:
+//! The waits and clocks come from `punctual-sys`, the platform layer the workspace's crates
+//! share (the native wait, the async driver's interruptible wait, the thread CPU clock);
+//! [`Platform`] and [`DriverWait`] put them in the library's terms, once, for every OS.
+//! What only the library needs lives here: per OS a `mod.rs` with a unit struct `Os`
+//! implementing [`RealTime`], the controls behind `crate::rt`, so the compiler checks each
+//! backend against the same interface. Exactly one is compiled in:
 //!
-//! | backend      | used on        | native wait                                       | driver wait                                                        |
-//! |--------------|----------------|---------------------------------------------------|--------------------------------------------------------------------|
-//! | `linux/`     | Linux, Android | `clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)` | `futex(FUTEX_WAIT_BITSET)`, absolute `CLOCK_MONOTONIC` timeout      |
-//! | `macos/`     | macOS, iOS     | `mach_wait_until`                                 | `kqueue`: `EVFILT_TIMER` (`NOTE_MACHTIME \| NOTE_ABSOLUTE`) + `EVFILT_USER` |
-//! | `windows/`   | Windows        | high-resolution waitable timer, cached per thread | high-resolution waitable timer + event, `WaitForMultipleObjects`   |
-//! | `generic.rs` | anything else  | `std::thread::sleep`                              | `Condvar::wait_timeout`                                            |
+//! | backend      | used on        | real-time controls                                                   |
+//! |--------------|----------------|----------------------------------------------------------------------|
+//! | `linux/`     | Linux, Android | `rt.rs` (slack, DMA latency, memory, throttling), `sched.rs`, `affinity.rs` |
+//! | `macos/`     | macOS, iOS     | `rt.rs`: Mach thread policies, `pthread` scheduling                   |
+//! | `windows/`   | Windows        | `rt.rs`: thread priorities, affinity masks                            |
+//! | `generic.rs` | anything else  | every control `Unsupported`                                           |
 //!
-//! Each `Os` also implements [`RealTime`], the controls behind `crate::rt`; the Linux,
-//! macOS and Windows ones live in a `rt.rs` (and siblings) under the backend's folder.
-//!
-//! The rest of the crate names only `sys::Os` and the types re-exported here; it never
-//! writes `cfg(target_os)`. Unsafe code lives here and nowhere else.
+//! `punctual_sys::backends!` picks the backend, as it does for every crate of the
+//! workspace; `generic.rs` is compiled into every test build too. The rest of the crate
+//! names only `sys::Os` and the types re-exported here; it never writes `cfg(target_os)`.
+//! Unsafe code lives here and nowhere else.
 
 use std::fmt;
-use std::io;
 use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
 use crate::rt::{RtError, RtThrottling, Scheduling};
 use crate::TimerInfo;
 
-/// What every backend provides.
+/// The native wait and clock, in the library's terms.
 pub(crate) trait Platform {
     /// How early the hybrid strategy starts spinning before it has measured anything on
     /// this thread: a little above the typical oversleep of [`Platform::wait_until`].
@@ -46,31 +48,10 @@ pub(crate) trait Platform {
     fn thread_cpu_time() -> Option<Duration>;
 }
 
-/// How a wait of [`DriverWait::wait`] ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Woken {
-    /// The timeout expired: the wait ran its whole length, so its oversleep is a fair sample.
-    TimedOut,
-    /// [`DriverWait::notify`] was called, or the OS ended the wait for its own reasons.
-    Other,
-}
-
-/// The async timer driver's sleep: one thread waits until a deadline, and any other thread
-/// can cut the wait short (a timer earlier than the one being waited for was registered).
-pub(crate) trait DriverWait: Sized + Send + Sync {
-    /// Makes the OS objects of a waiter.
-    fn new() -> io::Result<Self>;
-
-    /// Blocks the calling thread until about `deadline` (`None`: until notified) or until
-    /// [`DriverWait::notify`]. A notification made before the call, since the last wait
-    /// returned, ends the wait at once: none is lost. Like [`Platform::wait_until`] it may
-    /// return a little before `deadline`; the caller re-checks the clock. Only one thread
-    /// waits on a waiter at a time. Never panics.
-    fn wait(&self, deadline: Option<Instant>) -> Woken;
-
-    /// Ends the current or the next [`DriverWait::wait`]. Callable from any thread.
-    fn notify(&self);
-
+/// The async timer driver's sleep in the library's terms: its `wait` and `notify` are
+/// [`Waiter`]'s own (`punctual-sys`), one thread waiting until a deadline and any other
+/// cutting the wait short, and this adds the description the driver reports.
+pub(crate) trait DriverWait {
     /// Describes the wait as the calling (waiting) thread sees it, having set the thread up
     /// for it (timer slack on Linux).
     fn timer_info(&self) -> TimerInfo;
@@ -113,99 +94,48 @@ pub(crate) enum NoDmaLatency {}
 #[allow(dead_code)]
 pub(crate) const PORTABLE_PRIORITIES: RangeInclusive<i32> = 1..=99;
 
-#[cfg(any(target_os = "linux", target_os = "android"))]
-mod linux;
-#[cfg(any(target_os = "linux", target_os = "android"))]
-pub(crate) use linux::{Os, Waiter};
+punctual_sys::backends!(Os);
 
-#[cfg(any(target_os = "macos", target_os = "ios"))]
-mod macos;
-#[cfg(any(target_os = "macos", target_os = "ios"))]
-pub(crate) use macos::{Os, Waiter};
+/// The waiter of the async driver.
+pub(crate) use punctual_sys::Waiter;
 
-#[cfg(windows)]
-mod windows;
-#[cfg(windows)]
-pub(crate) use windows::{Os, Waiter};
+impl Platform for Os {
+    const INITIAL_MARGIN: Duration = punctual_sys::INITIAL_MARGIN;
 
-// Compiled into every test build too, so the fallback is known to fit the interface.
-#[cfg(any(
-    test,
-    not(any(
-        target_os = "linux",
-        target_os = "android",
-        target_os = "macos",
-        target_os = "ios",
-        windows
-    ))
-))]
-mod generic;
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "macos",
-    target_os = "ios",
-    windows
-)))]
-pub(crate) use generic::{Os, Waiter};
+    fn wait_until(deadline: Instant, now: Instant) {
+        punctual_sys::wait_until(deadline, now);
+    }
 
-/// The time from `now` to `deadline` in whole nanoseconds, saturating at `u64::MAX`
-/// (about 584 years). Shared by the backends that compute an OS-clock target.
-#[allow(dead_code)]
-pub(crate) fn nanos_until(deadline: Instant, now: Instant) -> u64 {
-    u64::try_from(deadline.saturating_duration_since(now).as_nanos()).unwrap_or(u64::MAX)
+    fn timer_info() -> TimerInfo {
+        timer_info(punctual_sys::native_timer())
+    }
+
+    fn thread_cpu_time() -> Option<Duration> {
+        punctual_sys::thread_cpu_time()
+    }
+}
+
+impl DriverWait for Waiter {
+    fn timer_info(&self) -> TimerInfo {
+        timer_info(self.timer())
+    }
+}
+
+/// A wait's description with the calling thread's timer slack in force, where the OS has
+/// one.
+fn timer_info(timer: punctual_sys::NativeTimer) -> TimerInfo {
+    TimerInfo {
+        mechanism: timer.mechanism,
+        high_resolution: timer.high_resolution,
+        resolution: timer.resolution,
+        timer_slack: <Os as RealTime>::timer_slack().ok(),
+        degraded: timer.degraded,
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
-
-    /// What the driver relies on from every waiter: timeouts that end (and are not early
-    /// once re-checked), and notifications that are never lost, made before or during a wait.
-    pub(super) fn check_waiter<W: DriverWait + 'static>() {
-        let waiter = Arc::new(W::new().expect("a waiter"));
-        for micros in [0, 1, 50, 500, 2_000] {
-            let deadline = Instant::now() + Duration::from_micros(micros);
-            while Instant::now() < deadline {
-                waiter.wait(Some(deadline));
-            }
-        }
-        waiter.notify();
-        assert_eq!(
-            waiter.wait(None),
-            Woken::Other,
-            "a notification made before the wait ends it"
-        );
-        let notifier = {
-            let waiter = Arc::clone(&waiter);
-            std::thread::spawn(move || {
-                std::thread::sleep(Duration::from_millis(20));
-                waiter.notify();
-            })
-        };
-        let far = Instant::now() + Duration::from_secs(3600);
-        while waiter.wait(Some(far)) != Woken::Other {}
-        notifier.join().unwrap();
-        assert!(Instant::now() < far);
-        let soon = Instant::now() + Duration::from_millis(1);
-        let mut timed_out = false;
-        while Instant::now() < soon {
-            timed_out |= waiter.wait(Some(soon)) == Woken::TimedOut;
-        }
-        assert!(timed_out, "a wait that runs its length says so");
-    }
-
-    #[test]
-    fn this_platforms_waiter_keeps_the_contract() {
-        check_waiter::<Waiter>();
-    }
-
-    #[test]
-    fn generic_waiter_keeps_the_contract() {
-        check_waiter::<generic::Waiter>();
-    }
 
     #[test]
     fn driver_thread_cpu_time_grows_with_work() {
@@ -218,5 +148,13 @@ mod tests {
         }
         let after = Os::thread_cpu_time().expect("the clock worked once");
         assert!(after > before, "{before:?} then {after:?}");
+    }
+
+    #[test]
+    fn the_drivers_wait_keeps_notifications_and_names_its_mechanism() {
+        let waiter = Waiter::new().expect("a waiter");
+        waiter.notify();
+        assert_eq!(waiter.wait(None), punctual_sys::Woken::Other);
+        assert_eq!(waiter.timer_info().mechanism, waiter.timer().mechanism);
     }
 }

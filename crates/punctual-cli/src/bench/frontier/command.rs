@@ -1,11 +1,15 @@
-//! `punctual bench --frontier` from the command line to its outputs. Every output file is
-//! opened before anything is measured, so a path that cannot be written costs no run.
+//! `punctual bench --frontier` from the command line to its outputs. Every output is checked
+//! before anything is measured, so a path that cannot be written costs no run, and each is
+//! written after it whatever became of the others (see `output::file`).
 
 use super::{plot, run, table, FrontierOptions};
-use crate::bench::sink::Sink;
 use crate::cli::BenchArgs;
+use crate::output::file::{Destination, OutputFile};
+use crate::output::stdio;
 
-pub fn command(args: &BenchArgs, load_threads: usize) -> anyhow::Result<()> {
+/// Runs the frontier and writes its outputs; `false` when an output could not be written
+/// (each failure reported).
+pub fn command(args: &BenchArgs, load_threads: usize) -> anyhow::Result<bool> {
     let options = FrontierOptions {
         waits: args.waits.clone(),
         samples: args.samples,
@@ -15,26 +19,59 @@ pub fn command(args: &BenchArgs, load_threads: usize) -> anyhow::Result<()> {
         load_threads,
         mock: args.mock_timer,
     };
-    let json = args.export_json.as_deref().map(Sink::open).transpose()?;
-    let svg = args.plot.as_deref().map(Sink::open).transpose()?;
-    let table_to_stdout = !matches!(json, Some(Sink::Stdout));
+    let json = args
+        .export_json
+        .as_deref()
+        .map(|path| Destination::check(path, ""))
+        .transpose()?;
+    let svg = args
+        .plot
+        .as_deref()
+        .map(|path| Destination::check(path, "the plot to "))
+        .transpose()?;
+    let page = args
+        .report
+        .as_deref()
+        .map(|path| OutputFile::check(path, "the report to "))
+        .transpose()?;
+    let table_to_stdout = !matches!(json, Some(Destination::Stdout));
     let report = run(&options)?;
     let mut out = String::new();
     if table_to_stdout {
         out.push_str(&table::render(&report));
     }
+    let mut failed = Vec::new();
     if let Some(json) = json {
-        let mut bytes = serde_json::to_vec_pretty(&report)?;
+        let mut value = serde_json::to_value(&report)?;
+        crate::export::json::with_command(&mut value);
+        let mut bytes = serde_json::to_vec_pretty(&value)?;
         bytes.push(b'\n');
-        json.write(&bytes)?;
+        failed.extend(json.write(&bytes).err());
     }
     if let Some(svg) = svg {
-        svg.write(plot::render(&report)?.as_bytes())?;
-        if table_to_stdout {
-            if let Some(path) = &args.plot {
-                out.push_str(&format!("plot: {}\n", path.display()));
+        let written = plot::render(&report).and_then(|plot| svg.write(plot.as_bytes()));
+        match written {
+            Ok(()) if table_to_stdout => {
+                if let Some(path) = &args.plot {
+                    out.push_str(&format!("plot: {}\n", path.display()));
+                }
             }
+            Ok(()) => {}
+            Err(e) => failed.push(e),
         }
     }
-    Sink::Stdout.write(out.as_bytes())
+    if let Some(page) = page {
+        match crate::report::frontier_page(&report).and_then(|html| page.write(html.as_bytes())) {
+            Ok(()) if table_to_stdout => {
+                out.push_str(&format!("report: {}\n", page.path().display()));
+            }
+            Ok(()) => {}
+            Err(e) => failed.push(e),
+        }
+    }
+    failed.extend(stdio::print(&out).err());
+    for error in &failed {
+        stdio::report(error);
+    }
+    Ok(failed.is_empty())
 }

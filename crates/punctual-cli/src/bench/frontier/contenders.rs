@@ -9,7 +9,8 @@ use spin_sleep::SpinSleeper;
 
 use super::mock;
 use crate::bench::clock::MockClock;
-use crate::bench::method::{self, WaitMethod};
+use crate::bench::method::WaitMethod;
+use crate::bench::methods;
 use crate::bench::worker::MakeMethod;
 use crate::units::wait_label;
 use punctual::Sleeper;
@@ -38,33 +39,53 @@ pub struct Contender {
     pub default: bool,
 }
 
-/// The fixed margins tried, as shares of [`margin_span`]; a margin of the whole wait or
+/// The fixed margins tried, as shares of [`Scales::margin_span`]; a margin of the whole wait or
 /// more is a pure spin, measured once.
 const MARGIN_SHARES: [f64; 10] = [0.0, 0.05, 0.10, 0.25, 0.40, 0.50, 0.60, 0.75, 1.0, 1.5];
 
-/// spin_sleep's native accuracies tried besides its default, as shares of [`margin_span`].
+/// spin_sleep's native accuracies tried besides its default, as shares of [`Scales::margin_span`].
 const ACCURACY_SHARES: [f64; 3] = [0.25, 0.5, 0.75];
 
-/// The span the margins are spread over: the whole of a short wait, and for longer ones
-/// 100 us (a VM's typical oversleep and its jitter) plus 2% of the wait, since a longer
-/// native sleep oversleeps more.
-pub fn margin_span(wait: Duration) -> Duration {
-    (Duration::from_micros(100) + wait / 50).min(wait)
+/// What sets the sweeps' range on this platform.
+#[derive(Debug, Clone, Copy)]
+pub struct Scales {
+    /// The library's own first guess at this platform's oversleep (the hybrid's margin
+    /// before it has measured anything): 100 us on Linux, 1 ms on Windows.
+    pub oversleep: Duration,
+    /// spin_sleep's default native accuracy.
+    pub spin_sleep_default: Duration,
 }
 
-/// spin_sleep's default native accuracy here; in a mock run, its Unix default, so that
-/// the mock prints the same everywhere (on Windows the crate measures its own).
-pub fn spin_sleep_default(mock: bool) -> Duration {
-    if mock {
-        return Duration::from_micros(125);
+impl Scales {
+    /// This platform's; in a mock run, Linux's, so that the mock prints the same
+    /// everywhere (on Windows spin_sleep measures its default).
+    pub fn here(mock: bool) -> Scales {
+        if mock {
+            return Scales {
+                oversleep: Duration::from_micros(100),
+                spin_sleep_default: Duration::from_micros(125),
+            };
+        }
+        Scales {
+            oversleep: Sleeper::hybrid().margin(),
+            spin_sleep_default: Duration::from_nanos(u64::from(
+                SpinSleeper::default().native_accuracy_ns(),
+            )),
+        }
     }
-    Duration::from_nanos(u64::from(SpinSleeper::default().native_accuracy_ns()))
+
+    /// The span the margins are spread over: the whole of a short wait, and for longer
+    /// ones the platform's expected oversleep plus 2% of the wait, since a longer native
+    /// sleep oversleeps more.
+    pub fn margin_span(&self, wait: Duration) -> Duration {
+        (self.oversleep + wait / 50).min(wait)
+    }
 }
 
-/// Every contender at `wait`, in the order the table lists them, with `default` as
-/// spin_sleep's default accuracy.
-pub fn at(wait: Duration, default: Duration) -> Vec<Contender> {
-    let span = margin_span(wait);
+/// Every contender at `wait`, in the order the table lists them.
+pub fn at(wait: Duration, scales: &Scales) -> Vec<Contender> {
+    let span = scales.margin_span(wait);
+    let default = scales.spin_sleep_default;
     let mut margins: Vec<Duration> = MARGIN_SHARES
         .iter()
         .map(|&share| span.mul_f64(share).min(wait))
@@ -110,8 +131,8 @@ impl Contender {
                 format!("spin_sleep {} (default)", wait_label(a))
             }
             (Family::SpinSleep, Some(a)) => format!("spin_sleep {}", wait_label(a)),
-            (Family::AsyncSpin, _) => "async-spin".to_string(),
-            _ => "hybrid".to_string(),
+            (Family::AsyncSpin, _) => methods::async_spin::SPEC.name.to_string(),
+            _ => methods::hybrid::SPEC.name.to_string(),
         }
     }
 
@@ -136,15 +157,11 @@ impl Contender {
                     let ns = u32::try_from(setting.as_nanos()).unwrap_or(u32::MAX);
                     Box::new(SpinSleep(SpinSleeper::new(ns.min(999_999_999))))
                 }
-                Family::Hybrid => (find("hybrid").create)()?,
-                Family::AsyncSpin => (find("async-spin").create)()?,
+                Family::Hybrid => (methods::hybrid::SYNC.create)()?,
+                Family::AsyncSpin => (methods::async_spin::SYNC.create)()?,
             })
         })
     }
-}
-
-fn find(name: &str) -> &'static method::MethodSpec {
-    method::find(name).expect("the frontier's adaptive methods are bench methods")
 }
 
 /// The frontier's fixed-margin point: punctual's native sleep (the library's public API) to

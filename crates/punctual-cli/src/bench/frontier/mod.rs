@@ -117,11 +117,11 @@ pub fn run(options: &FrontierOptions) -> anyhow::Result<FrontierReport> {
     };
     let load = Load::start(options.load, options.load_threads)?;
     let mut notes = load.notes.clone();
-    let default_accuracy = contenders::spin_sleep_default(options.mock);
+    let scales = contenders::Scales::here(options.mock);
     let plan: Vec<(Duration, Vec<contenders::Contender>)> = options
         .waits
         .iter()
-        .map(|&wait| (wait, contenders::at(wait, default_accuracy)))
+        .map(|&wait| (wait, contenders::at(wait, &scales)))
         .collect();
     // The adaptive methods keep what they learned from one wait to the next, as they do in
     // bench's table; the sweeps are made afresh for each wait.
@@ -177,40 +177,15 @@ pub fn run(options: &FrontierOptions) -> anyhow::Result<FrontierReport> {
                 }
             })
             .collect();
-        let batch = |count, seed| Batch {
-            mode: Mode::Single,
-            phase: options.phase,
+        let recorders = measure_wait(
+            &workers,
             wait,
-            count,
-            seed,
-        };
-        if options.warmup > 0 {
-            for worker in &workers {
-                progress.label(format!("{} · {} (warm-up)", label(wait), worker.name));
-                worker.run(batch(options.warmup, seed))?;
-            }
-        }
-        let mut recorders = vec![Recorder::default(); workers.len()];
-        loop {
-            let mut measured = false;
-            for (i, worker) in workers.iter().enumerate() {
-                let count = samples
-                    .saturating_sub(recorders[i].count())
-                    .min(batch_size(wait));
-                if count == 0 {
-                    continue;
-                }
-                measured = true;
-                seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                progress.label(format!("{} · {}", label(wait), worker.name));
-                let result = worker.run(batch(count, seed))?;
-                result.samples.iter().for_each(|&s| recorders[i].record(s));
-                progress.advance(step + i, recorders[i].count() as f64 / samples as f64);
-            }
-            if !measured {
-                break;
-            }
-        }
+            samples,
+            options,
+            &mut seed,
+            &mut progress,
+            step,
+        )?;
         step += contenders.len();
         let at_wait: Vec<FrontierPoint> = contenders
             .iter()
@@ -246,18 +221,62 @@ pub fn run(options: &FrontierOptions) -> anyhow::Result<FrontierReport> {
     })
 }
 
+/// Measures `samples` waits of `wait` with every worker, in turns of a batch each.
+fn measure_wait(
+    workers: &[&Worker],
+    wait: Duration,
+    samples: u64,
+    options: &FrontierOptions,
+    seed: &mut u64,
+    progress: &mut Progress,
+    step: usize,
+) -> anyhow::Result<Vec<Recorder>> {
+    let batch = |count, seed| Batch {
+        mode: Mode::Single,
+        phase: options.phase,
+        wait,
+        count,
+        seed,
+    };
+    if options.warmup > 0 {
+        for worker in workers {
+            progress.label(format!("{} · {} (warm-up)", label(wait), worker.name));
+            worker.run(batch(options.warmup, *seed))?;
+        }
+    }
+    let mut recorders = vec![Recorder::default(); workers.len()];
+    loop {
+        let mut measured = false;
+        for (i, worker) in workers.iter().enumerate() {
+            let count = samples
+                .saturating_sub(recorders[i].count())
+                .min(batch_size(wait));
+            if count == 0 {
+                continue;
+            }
+            measured = true;
+            *seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            progress.label(format!("{} · {}", label(wait), worker.name));
+            let result = worker.run(batch(count, *seed))?;
+            result.samples.iter().for_each(|&s| recorders[i].record(s));
+            progress.advance(step + i, recorders[i].count() as f64 / samples as f64);
+        }
+        if !measured {
+            return Ok(recorders);
+        }
+    }
+}
+
 /// Whether the run takes long enough to show a progress bar.
 fn long(options: &FrontierOptions) -> bool {
     let waited: Duration = options
         .waits
         .iter()
         .map(|&w| {
-            w * options
-                .samples
-                .unwrap_or_else(|| default_samples(w))
-                .min(1 << 20) as u32
+            let samples = options.samples.unwrap_or_else(|| default_samples(w));
+            w.saturating_mul(samples.min(u64::from(u32::MAX)) as u32)
         })
-        .sum();
+        .fold(Duration::ZERO, Duration::saturating_add);
     waited > Duration::from_millis(200)
 }
 

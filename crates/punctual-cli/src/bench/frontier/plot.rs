@@ -69,7 +69,8 @@ fn draw_panel(
         [l.p99_ns, l.p999_ns]
     });
     let (least, most) = lateness.fold((u64::MAX, 1), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    let (least, most) = ((least.max(1) as f64) / 2.0, most.max(10) as f64 * 2.0);
+    // A decade of headroom above the highest point keeps the legend off the data.
+    let (least, most) = ((least.max(1) as f64) / 2.0, most.max(10) as f64 * 20.0);
     let mut chart = ChartBuilder::on(panel)
         .caption(
             format!(

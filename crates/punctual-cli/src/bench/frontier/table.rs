@@ -144,5 +144,5 @@ const FOOTNOTE: &str = "
     Lateness is the bench's clock reading once the call has returned; early wakes count as
     0 in the percentiles. cpu is the measuring thread's CPU time per wait (plus its driver
     thread's, for async-spin). The frontier's p99 at a CPU is read between the fixed margins
-    no cheaper one beats, on a straight line on a log axis.
+    no cheaper one beats, on a straight line on a log axis; below the cheapest, at it.
 ";

@@ -1,6 +1,7 @@
 use std::time::Instant;
 
-use crate::bench::method::{MethodSpec, Oses, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
+use crate::bench::methods::mock::MockProfile;
 
 /// async-io's `Timer::at`, driven by `async_io::block_on` on the measuring thread.
 struct AsyncIo;
@@ -19,5 +20,9 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::ALL,
     os_primitive_on: Oses::NONE,
     never_early_on: Oses::NONE,
-    create: || Ok(Box::new(AsyncIo)),
+    sync: Some(SyncSpec {
+        create: || Ok(Box::new(AsyncIo)),
+        mock: MockProfile::new(60_000, 20_000, 300_000, 5_000, 0.0),
+    }),
+    scale: None,
 };

@@ -1,7 +1,11 @@
-use punctual::future::SpinTail;
+use punctual::future::{DriverConfig, SpinTail};
 
 use super::AsyncPunctual;
-use crate::bench::method::{MethodSpec, Oses};
+use crate::bench::method::{MethodSpec, Oses, ScaleSpec, SyncSpec};
+use crate::bench::methods::mock::MockProfile;
+use crate::bench::scale::mock::ScaleMockProfile;
+use crate::bench::scale::timers::PunctualTimer;
+use crate::bench::scale::worker;
 
 pub const SPEC: MethodSpec = MethodSpec {
     name: "async",
@@ -10,5 +14,26 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::ALL,
     os_primitive_on: Oses::NONE,
     never_early_on: Oses::NONE,
-    create: || Ok(Box::new(AsyncPunctual::new("async", SpinTail::None)?)),
+    sync: Some(SyncSpec {
+        create: || Ok(Box::new(AsyncPunctual::new(SPEC.name, SpinTail::None)?)),
+        mock: MockProfile::new(24_000, 6_000, 300_000, 6_500, 0.0),
+    }),
+    scale: Some(ScaleSpec {
+        measure: |args| {
+            let config = DriverConfig::new().with_spin_tail(SpinTail::None);
+            worker::measure(PunctualTimer::new(config)?, args)
+        },
+        mock: ScaleMockProfile {
+            base_ns: 22_000,
+            pause_ns: 1_500_000,
+            jitter_ns: 8_000,
+            queue_ps: 900,
+            tail_ns: 60_000,
+            cpu_ns: 900,
+            driver_cpu_ns: Some(300),
+            rss_bytes: 610,
+            timer_bytes: 76,
+            scheduling: None,
+        },
+    }),
 };

@@ -1,15 +1,19 @@
-use punctual::future::SpinTail;
+use punctual::future::{DriverConfig, SpinTail};
 use punctual::HybridConfig;
 
 use super::AsyncPunctual;
-use crate::bench::method::{MethodSpec, Oses};
+use crate::bench::method::{MethodSpec, Oses, ScaleSpec, SyncSpec};
+use crate::bench::methods::mock::MockProfile;
+use crate::bench::scale::mock::ScaleMockProfile;
+use crate::bench::scale::timers::PunctualTimer;
+use crate::bench::scale::worker;
 
 /// The spin tail the `async-spin` method (and its scale twin) runs with: the learned
 /// margin, with up to half of each sleep spun. The end-to-end delay it covers (the driver's
 /// oversleep plus the executor's wake, about 30 us on a virtual machine) is more than the
 /// quarter of a 100 us sleep that the thread sleeper's default budget allows.
 pub fn tail() -> SpinTail {
-    SpinTail::Learned(HybridConfig::new().budget(0.5))
+    SpinTail::Learned(HybridConfig::new().with_budget(0.5))
 }
 
 pub const SPEC: MethodSpec = MethodSpec {
@@ -19,5 +23,29 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::ALL,
     os_primitive_on: Oses::NONE,
     never_early_on: Oses::NONE,
-    create: || Ok(Box::new(AsyncPunctual::new("async-spin", tail())?)),
+    sync: Some(SYNC),
+    scale: Some(ScaleSpec {
+        measure: |args| {
+            let config = DriverConfig::new().with_spin_tail(tail());
+            worker::measure(PunctualTimer::new(config)?, args)
+        },
+        mock: ScaleMockProfile {
+            base_ns: 150,
+            pause_ns: 0,
+            jitter_ns: 100,
+            queue_ps: 1_500,
+            tail_ns: 30_000,
+            cpu_ns: 5_000,
+            driver_cpu_ns: Some(320),
+            rss_bytes: 610,
+            timer_bytes: 76,
+            scheduling: None,
+        },
+    }),
+};
+
+/// The method as one thread waits with it (`--frontier` runs it too).
+pub const SYNC: SyncSpec = SyncSpec {
+    create: || Ok(Box::new(AsyncPunctual::new(SPEC.name, tail())?)),
+    mock: MockProfile::new(140, 40, 20_000, 20_000, 0.045).counting_spins(),
 };

@@ -3,7 +3,8 @@ use std::time::{Duration, Instant};
 use punctual::Sleeper;
 
 use crate::bench::clock::{Clock, RealClock};
-use crate::bench::method::{MethodSpec, Oses, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
+use crate::bench::methods::mock::MockProfile;
 use crate::units::format_duration;
 
 /// Document 004's "HR wait timer + busywait": the high-resolution timer (punctual's native
@@ -46,16 +47,20 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::WINDOWS,
     os_primitive_on: Oses::WINDOWS,
     never_early_on: Oses::WINDOWS,
-    create: || {
-        let mut native = Sleeper::native();
-        Ok(Box::new(FixedMarginHybrid {
-            clock: RealClock,
-            native_until: Box::new(move |wake| {
-                native.sleep_until(wake);
-            }),
-            spin_once: Box::new(std::hint::spin_loop),
-        }))
-    },
+    sync: Some(SyncSpec {
+        create: || {
+            let mut native = Sleeper::native();
+            Ok(Box::new(FixedMarginHybrid {
+                clock: RealClock,
+                native_until: Box::new(move |wake| {
+                    native.sleep_until(wake);
+                }),
+                spin_once: Box::new(std::hint::spin_loop),
+            }))
+        },
+        mock: MockProfile::new(20, 40, 0, 1_000_000, 0.0),
+    }),
+    scale: None,
 };
 
 #[cfg(test)]

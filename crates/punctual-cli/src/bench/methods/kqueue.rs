@@ -1,7 +1,8 @@
 use super::os_wait::TimeLeftWait;
 use super::timeout::nanos;
 use crate::bench::clock::RealClock;
-use crate::bench::method::{MethodSpec, Oses};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec};
+use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::macos::Kqueue;
 
 pub const SPEC: MethodSpec = MethodSpec {
@@ -11,15 +12,19 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::MACOS,
     os_primitive_on: Oses::MACOS,
     never_early_on: Oses::MACOS,
-    create: || {
-        let kqueue = Kqueue::new()?;
-        Ok(Box::new(TimeLeftWait::new(
-            "kqueue",
-            Box::new(RealClock),
-            nanos,
-            move |ns| kqueue.wait_ns(ns),
-        )))
-    },
+    sync: Some(SyncSpec {
+        create: || {
+            let kqueue = Kqueue::new()?;
+            Ok(Box::new(TimeLeftWait::new(
+                "kqueue",
+                Box::new(RealClock),
+                nanos,
+                move |ns| kqueue.wait_ns(ns),
+            )))
+        },
+        mock: MockProfile::new(50_000, 15_000, 250_000, 3_000, 0.0),
+    }),
+    scale: None,
 };
 
 #[cfg(test)]

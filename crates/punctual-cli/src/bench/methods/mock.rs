@@ -11,9 +11,12 @@ use crate::rng::Rng;
 /// How a mock method wakes: `base + U[0, jitter)`, plus `tail` on every `tail_every`-th
 /// wait; its CPU cost is `cpu` plus, for spinning methods, `spin_share` of the wait.
 /// punctual's own sync strategies report their own wake reading, and their caller gets
-/// control back `return_ns` after it, as on a real machine.
+/// control back `return_ns` after it, as on a real machine. Each method's [`SyncSpec`]
+/// carries its own.
+///
+/// [`SyncSpec`]: crate::bench::method::SyncSpec
 #[derive(Debug, Clone, Copy)]
-struct Profile {
+pub struct MockProfile {
     base_ns: u64,
     jitter_ns: u64,
     tail_every: u64,
@@ -21,67 +24,65 @@ struct Profile {
     cpu_ns: u64,
     spin_share: f64,
     return_ns: Option<u64>,
+    /// Whether it stands for a method with a learned spin tail, which counts its sleeps.
+    counts_spins: bool,
 }
 
-fn profile(name: &str) -> Profile {
-    let p = |base_ns, jitter_ns, tail_ns, cpu_ns, spin_share| Profile {
-        base_ns,
-        jitter_ns,
-        tail_every: 97,
-        tail_ns,
-        cpu_ns,
-        spin_share,
-        return_ns: None,
-    };
-    let reporting = |profile: Profile, return_ns| Profile {
-        return_ns: Some(return_ns),
-        ..profile
-    };
-    match name {
-        "native" => reporting(p(18_000, 6_000, 250_000, 3_000, 0.0), 60),
-        "hybrid" => reporting(p(30, 60, 20_000, 9_000, 0.0), 120),
-        "spin" => reporting(p(20, 30, 0, 0, 1.0), 160),
-        "async" => p(24_000, 6_000, 300_000, 6_500, 0.0),
-        "async-spin" => p(140, 40, 20_000, 20_000, 0.045),
-        "std" => p(70_000, 25_000, 300_000, 3_500, 0.0),
-        "spin_sleep" => p(40, 90, 0, 45_000, 0.0),
-        "tokio" => p(1_050_000, 40_000, 500_000, 6_000, 0.0),
-        "async-io" => p(60_000, 20_000, 300_000, 5_000, 0.0),
-        // The OS's own: whole-ms timeouts land anywhere in the next millisecond, Windows'
-        // Sleep and normal timers on a 15.625 ms tick, 1 ms with timeBeginPeriod(1).
-        "nanosleep" | "select" => p(60_000, 20_000, 300_000, 3_000, 0.0),
-        "timerfd" | "kqueue" => p(50_000, 15_000, 250_000, 3_000, 0.0),
-        "epoll" | "poll" => p(60_000, 1_000_000, 300_000, 3_000, 0.0),
-        "sched_yield" => p(300, 900, 20_000, 0, 1.0),
-        "sleep-ms" | "waitable-timer" => p(100_000, 15_625_000, 0, 3_000, 0.0),
-        "sleep-ms-period1" | "usleep" => p(100_000, 1_000_000, 300_000, 3_000, 0.0),
-        "hybrid-fixed" => p(20, 40, 0, 1_000_000, 0.0),
-        _ => p(10_000, 10_000, 100_000, 2_000, 0.0),
+impl MockProfile {
+    /// Wakes `base_ns + U[0, jitter_ns)` late, `tail_ns` more every 97th wait, at a CPU cost
+    /// of `cpu_ns` plus `spin_share` of the wait.
+    pub const fn new(
+        base_ns: u64,
+        jitter_ns: u64,
+        tail_ns: u64,
+        cpu_ns: u64,
+        spin_share: f64,
+    ) -> MockProfile {
+        MockProfile {
+            base_ns,
+            jitter_ns,
+            tail_every: 97,
+            tail_ns,
+            cpu_ns,
+            spin_share,
+            return_ns: None,
+            counts_spins: false,
+        }
+    }
+
+    /// Reports its own wake reading, and hands control back `return_ns` after it.
+    pub const fn reporting(self, return_ns: u64) -> MockProfile {
+        MockProfile {
+            return_ns: Some(return_ns),
+            ..self
+        }
+    }
+
+    /// Counts its sleeps as a method with a learned spin tail does.
+    pub const fn counting_spins(self) -> MockProfile {
+        MockProfile {
+            counts_spins: true,
+            ..self
+        }
     }
 }
 
 pub struct MockMethod {
-    /// Whether it stands for a method with a learned spin tail, which counts its sleeps.
-    learns: bool,
-    profile: Profile,
+    profile: MockProfile,
     clock: MockClock,
     rng: Rng,
     waits: u64,
 }
 
 impl MockMethod {
-    pub fn new(name: &str, clock: MockClock) -> MockMethod {
-        MockMethod::for_thread(name, clock, 0)
-    }
-
-    /// Like [`MockMethod::new`], with a jitter sequence of its own for each `thread`.
-    pub fn for_thread(name: &str, clock: MockClock, thread: u64) -> MockMethod {
+    /// The stand-in for the method `name` waiting as `profile` says, on `clock`; its jitter
+    /// sequence follows from the name and, so that each has its own, the `thread`.
+    pub fn new(name: &str, profile: MockProfile, clock: MockClock, thread: u64) -> MockMethod {
         let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
         });
         MockMethod {
-            learns: matches!(name, "hybrid" | "async-spin"),
-            profile: profile(name),
+            profile,
             clock,
             rng: Rng::new(seed ^ thread.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
             waits: 0,
@@ -110,7 +111,7 @@ impl WaitMethod for MockMethod {
 
     /// One sleep in seven capped, the rest spun: a fixed pattern, not a model.
     fn spin_counts(&self) -> Option<SpinCounts> {
-        self.learns.then_some(SpinCounts {
+        self.profile.counts_spins.then_some(SpinCounts {
             sleeps: self.waits,
             spun: self.waits - self.waits / 7,
             capped: self.waits / 7,

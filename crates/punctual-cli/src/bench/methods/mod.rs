@@ -1,8 +1,10 @@
-//! One file per method. To add one: write a file with a `SPEC` and list it in
-//! `method::METHODS`; an OS's own primitive calls it through `sys::waits` (no `cfg` here).
+//! One file per method. To add one: write a file with a `pub const SPEC: MethodSpec` (every
+//! part it has, each with its mock), declare it here and list it in `method::METHODS`; an
+//! OS's own primitive calls it through `sys::waits` (no `cfg` here).
 
 pub mod async_io;
 pub mod async_native;
+pub mod async_rt;
 pub mod async_spin;
 pub mod hybrid;
 pub mod mock;
@@ -32,10 +34,20 @@ pub mod waitable_timer;
 use std::time::{Duration, Instant};
 
 use punctual::future::{Driver, DriverConfig, SpinTail};
-use punctual::Sleeper;
+use punctual::{Sleeper, Strategy};
 
-use super::method::{SpinCounts, WaitMethod};
+use super::method::{SpinCounts, SyncSpec, WaitMethod};
 use crate::units::format_duration;
+
+/// punctual's `strategy` as the wait table has it: its method's name and single-thread part
+/// (`punctual grid`'s mock stands in for a strategy with it).
+pub fn of_strategy(strategy: Strategy) -> (&'static str, &'static SyncSpec) {
+    match strategy {
+        Strategy::Native => (native::SPEC.name, &native::SYNC),
+        Strategy::Hybrid => (hybrid::SPEC.name, &hybrid::SYNC),
+        Strategy::Spin => (spin::SPEC.name, &spin::SYNC),
+    }
+}
 
 /// punctual's own strategies all wait the same way; only the sleeper differs.
 pub struct Punctual(pub Sleeper);

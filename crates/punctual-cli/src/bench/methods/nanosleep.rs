@@ -2,7 +2,8 @@ use std::time::Duration;
 
 use super::os_wait::TimeLeftWait;
 use crate::bench::clock::RealClock;
-use crate::bench::method::{MethodSpec, Oses, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
+use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::{self, TargetOs, THIS_OS};
 use crate::units::format_duration;
 
@@ -34,7 +35,11 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::NAMED,
     os_primitive_on: Oses::NAMED,
     never_early_on: Oses::UNIX,
-    create,
+    sync: Some(SyncSpec {
+        create,
+        mock: MockProfile::new(60_000, 20_000, 300_000, 3_000, 0.0),
+    }),
+    scale: None,
 };
 
 #[cfg(test)]

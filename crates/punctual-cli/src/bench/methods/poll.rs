@@ -1,7 +1,8 @@
 use super::os_wait::TimeLeftWait;
 use super::timeout::whole_ms_i32;
 use crate::bench::clock::RealClock;
-use crate::bench::method::{MethodSpec, Oses};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec};
+use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::linux::poll_ms;
 
 pub const SPEC: MethodSpec = MethodSpec {
@@ -11,14 +12,19 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::LINUX,
     os_primitive_on: Oses::LINUX,
     never_early_on: Oses::LINUX,
-    create: || {
-        Ok(Box::new(TimeLeftWait::new(
-            "poll",
-            Box::new(RealClock),
-            whole_ms_i32,
-            poll_ms,
-        )))
-    },
+    sync: Some(SyncSpec {
+        create: || {
+            Ok(Box::new(TimeLeftWait::new(
+                "poll",
+                Box::new(RealClock),
+                whole_ms_i32,
+                poll_ms,
+            )))
+        },
+        // A whole-ms timeout rounded up: it lands anywhere in the next millisecond.
+        mock: MockProfile::new(60_000, 1_000_000, 300_000, 3_000, 0.0),
+    }),
+    scale: None,
 };
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 use std::time::Instant;
 
 use crate::bench::clock::{Clock, RealClock};
-use crate::bench::method::{MethodSpec, Oses, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
+use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::linux::sched_yield;
 
 /// A spin that gives the CPU away on every turn (`sched_yield`), what spin_sleep's default
@@ -27,12 +28,16 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::LINUX,
     os_primitive_on: Oses::LINUX,
     never_early_on: Oses::LINUX,
-    create: || {
-        Ok(Box::new(YieldSpin {
-            clock: RealClock,
-            yield_now: Box::new(sched_yield),
-        }))
-    },
+    sync: Some(SyncSpec {
+        create: || {
+            Ok(Box::new(YieldSpin {
+                clock: RealClock,
+                yield_now: Box::new(sched_yield),
+            }))
+        },
+        mock: MockProfile::new(300, 900, 20_000, 0, 1.0),
+    }),
+    scale: None,
 };
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 use super::os_wait::TimeLeftWait;
 use super::timeout::timeval;
 use crate::bench::clock::RealClock;
-use crate::bench::method::{MethodSpec, Oses};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec};
+use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::linux::select;
 
 pub const SPEC: MethodSpec = MethodSpec {
@@ -11,14 +12,18 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::LINUX,
     os_primitive_on: Oses::LINUX,
     never_early_on: Oses::LINUX,
-    create: || {
-        Ok(Box::new(TimeLeftWait::new(
-            "select",
-            Box::new(RealClock),
-            timeval,
-            |(seconds, micros)| select(seconds, micros),
-        )))
-    },
+    sync: Some(SyncSpec {
+        create: || {
+            Ok(Box::new(TimeLeftWait::new(
+                "select",
+                Box::new(RealClock),
+                timeval,
+                |(seconds, micros)| select(seconds, micros),
+            )))
+        },
+        mock: MockProfile::new(60_000, 20_000, 300_000, 3_000, 0.0),
+    }),
+    scale: None,
 };
 
 #[cfg(test)]

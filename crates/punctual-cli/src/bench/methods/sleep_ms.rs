@@ -1,7 +1,8 @@
 use super::os_wait::TimeLeftWait;
 use super::timeout::whole_ms_u32;
 use crate::bench::clock::RealClock;
-use crate::bench::method::{MethodSpec, Oses};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec};
+use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::windows::sleep_ms;
 
 pub const SPEC: MethodSpec = MethodSpec {
@@ -11,17 +12,22 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::WINDOWS,
     os_primitive_on: Oses::WINDOWS,
     never_early_on: Oses::NONE,
-    create: || {
-        Ok(Box::new(TimeLeftWait::new(
-            "sleep-ms",
-            Box::new(RealClock),
-            whole_ms_u32,
-            |ms| {
-                sleep_ms(ms);
-                Ok(())
-            },
-        )))
-    },
+    sync: Some(SyncSpec {
+        create: || {
+            Ok(Box::new(TimeLeftWait::new(
+                "sleep-ms",
+                Box::new(RealClock),
+                whole_ms_u32,
+                |ms| {
+                    sleep_ms(ms);
+                    Ok(())
+                },
+            )))
+        },
+        // Windows' default 15.625 ms tick.
+        mock: MockProfile::new(100_000, 15_625_000, 0, 3_000, 0.0),
+    }),
+    scale: None,
 };
 
 #[cfg(test)]

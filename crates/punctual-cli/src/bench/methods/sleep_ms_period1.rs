@@ -1,7 +1,8 @@
 use super::os_wait::TimeLeftWait;
 use super::timeout::whole_ms_u32;
 use crate::bench::clock::RealClock;
-use crate::bench::method::{MethodSpec, Oses};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec};
+use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::windows::{sleep_ms, TimerPeriod};
 
 pub const SPEC: MethodSpec = MethodSpec {
@@ -11,22 +12,27 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::WINDOWS,
     os_primitive_on: Oses::WINDOWS,
     never_early_on: Oses::NONE,
-    create: || {
-        let period = TimerPeriod::begin(1)?;
-        Ok(Box::new(
-            TimeLeftWait::new(
-                "sleep-ms-period1",
-                Box::new(RealClock),
-                whole_ms_u32,
-                move |ms| {
-                    let _held = &period;
-                    sleep_ms(ms);
-                    Ok(())
-                },
-            )
-            .with_setting("timeBeginPeriod(1) held".into()),
-        ))
-    },
+    sync: Some(SyncSpec {
+        create: || {
+            let period = TimerPeriod::begin(1)?;
+            Ok(Box::new(
+                TimeLeftWait::new(
+                    "sleep-ms-period1",
+                    Box::new(RealClock),
+                    whole_ms_u32,
+                    move |ms| {
+                        let _held = &period;
+                        sleep_ms(ms);
+                        Ok(())
+                    },
+                )
+                .with_setting("timeBeginPeriod(1) held".into()),
+            ))
+        },
+        // A 1 ms tick with timeBeginPeriod(1).
+        mock: MockProfile::new(100_000, 1_000_000, 300_000, 3_000, 0.0),
+    }),
+    scale: None,
 };
 
 #[cfg(test)]
@@ -37,7 +43,7 @@ mod tests {
     /// cannot be held, the method is refused at its creation, not run without it.
     #[test]
     fn holds_the_period_or_refuses_to_run() {
-        match (SPEC.create)() {
+        match (SPEC.sync().unwrap().create)() {
             Ok(method) => assert_eq!(
                 method.note().as_deref(),
                 Some("sleep-ms-period1: timeBeginPeriod(1) held")

@@ -1,6 +1,7 @@
 use std::time::Instant;
 
-use crate::bench::method::{MethodSpec, Oses, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
+use crate::bench::methods::mock::MockProfile;
 
 /// What a naive program does: `std::thread::sleep` for the time left.
 struct StdSleep;
@@ -19,5 +20,9 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::ALL,
     os_primitive_on: Oses::NONE,
     never_early_on: Oses::NONE,
-    create: || Ok(Box::new(StdSleep)),
+    sync: Some(SyncSpec {
+        create: || Ok(Box::new(StdSleep)),
+        mock: MockProfile::new(70_000, 25_000, 300_000, 3_500, 0.0),
+    }),
+    scale: None,
 };

@@ -1,6 +1,7 @@
 use std::time::Instant;
 
-use crate::bench::method::{MethodSpec, Oses, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
+use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::linux::TimerFd;
 
 /// A `CLOCK_MONOTONIC` timerfd armed for the deadline itself (`TFD_TIMER_ABSTIME`), then
@@ -31,12 +32,16 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::LINUX,
     os_primitive_on: Oses::LINUX,
     never_early_on: Oses::LINUX,
-    create: || {
-        Ok(Box::new(AbsoluteTimerFd {
-            timer: TimerFd::new()?,
-            failures: 0,
-        }))
-    },
+    sync: Some(SyncSpec {
+        create: || {
+            Ok(Box::new(AbsoluteTimerFd {
+                timer: TimerFd::new()?,
+                failures: 0,
+            }))
+        },
+        mock: MockProfile::new(50_000, 15_000, 250_000, 3_000, 0.0),
+    }),
+    scale: None,
 };
 
 #[cfg(test)]
@@ -51,12 +56,12 @@ mod tests {
     fn wakes_at_or_after_each_deadline() {
         if !SPEC.runs_here() {
             assert!(
-                (SPEC.create)().is_err(),
+                (SPEC.sync().unwrap().create)().is_err(),
                 "timerfd must refuse to run off Linux"
             );
             return;
         }
-        let mut method = (SPEC.create)().unwrap();
+        let mut method = (SPEC.sync().unwrap().create)().unwrap();
         for wait_us in [0, 1, 50, 200, 1_000] {
             let deadline = Instant::now() + Duration::from_micros(wait_us);
             method.wait_until(deadline);

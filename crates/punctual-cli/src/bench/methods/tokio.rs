@@ -1,6 +1,10 @@
 use std::time::Instant;
 
-use crate::bench::method::{MethodSpec, Oses, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, ScaleSpec, SyncSpec, WaitMethod};
+use crate::bench::methods::mock::MockProfile;
+use crate::bench::scale::mock::ScaleMockProfile;
+use crate::bench::scale::timers::TokioTimer;
+use crate::bench::scale::worker;
 
 /// `tokio::time::sleep_until` on a current-thread runtime driven by the measuring thread.
 struct Tokio(tokio::runtime::Runtime);
@@ -20,10 +24,28 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::ALL,
     os_primitive_on: Oses::NONE,
     never_early_on: Oses::NONE,
-    create: || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .build()?;
-        Ok(Box::new(Tokio(runtime)))
-    },
+    sync: Some(SyncSpec {
+        create: || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()?;
+            Ok(Box::new(Tokio(runtime)))
+        },
+        mock: MockProfile::new(1_050_000, 40_000, 500_000, 6_000, 0.0),
+    }),
+    scale: Some(ScaleSpec {
+        measure: |args| worker::measure(TokioTimer, args),
+        mock: ScaleMockProfile {
+            base_ns: 1_000_000,
+            pause_ns: 0,
+            jitter_ns: 60_000,
+            queue_ps: 500,
+            tail_ns: 900_000,
+            cpu_ns: 700,
+            driver_cpu_ns: None,
+            rss_bytes: 580,
+            timer_bytes: 112,
+            scheduling: None,
+        },
+    }),
 };

@@ -1,7 +1,8 @@
 use super::os_wait::TimeLeftWait;
 use super::timeout::whole_us_u32;
 use crate::bench::clock::RealClock;
-use crate::bench::method::{MethodSpec, Oses};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec};
+use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::windows::mingw_usleep;
 
 pub const SPEC: MethodSpec = MethodSpec {
@@ -11,14 +12,19 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::WINDOWS,
     os_primitive_on: Oses::WINDOWS,
     never_early_on: Oses::NONE,
-    create: || {
-        Ok(Box::new(TimeLeftWait::new(
-            "usleep",
-            Box::new(RealClock),
-            whole_us_u32,
-            mingw_usleep,
-        )))
-    },
+    sync: Some(SyncSpec {
+        create: || {
+            Ok(Box::new(TimeLeftWait::new(
+                "usleep",
+                Box::new(RealClock),
+                whole_us_u32,
+                mingw_usleep,
+            )))
+        },
+        // mingw's usleep: whole ms on a 1 ms tick.
+        mock: MockProfile::new(100_000, 1_000_000, 300_000, 3_000, 0.0),
+    }),
+    scale: None,
 };
 
 #[cfg(test)]

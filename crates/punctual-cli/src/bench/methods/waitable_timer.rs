@@ -1,7 +1,8 @@
 use super::os_wait::TimeLeftWait;
 use super::timeout::hundreds_of_ns;
 use crate::bench::clock::RealClock;
-use crate::bench::method::{MethodSpec, Oses};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec};
+use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::windows::WaitableTimer;
 
 pub const SPEC: MethodSpec = MethodSpec {
@@ -11,15 +12,20 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::WINDOWS,
     os_primitive_on: Oses::WINDOWS,
     never_early_on: Oses::NONE,
-    create: || {
-        let timer = WaitableTimer::normal()?;
-        Ok(Box::new(TimeLeftWait::new(
-            "waitable-timer",
-            Box::new(RealClock),
-            hundreds_of_ns,
-            move |due| timer.wait_100ns(due),
-        )))
-    },
+    sync: Some(SyncSpec {
+        create: || {
+            let timer = WaitableTimer::normal()?;
+            Ok(Box::new(TimeLeftWait::new(
+                "waitable-timer",
+                Box::new(RealClock),
+                hundreds_of_ns,
+                move |due| timer.wait_100ns(due),
+            )))
+        },
+        // Windows' default 15.625 ms tick.
+        mock: MockProfile::new(100_000, 15_625_000, 0, 3_000, 0.0),
+    }),
+    scale: None,
 };
 
 #[cfg(test)]

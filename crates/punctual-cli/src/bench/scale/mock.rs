@@ -2,77 +2,34 @@
 //! model per method whose lateness grows with N as a backlog would, so the CLI tests see
 //! the same table every run.
 
-use super::timers::ScaleSpec;
 use super::worker::WorkerArgs;
 use super::{ScaleResult, MIN_TIMERS_FOR_RSS, SPREAD};
 use crate::rng::Rng;
 
 /// `base + U[0, jitter)`, plus up to `queue_ps` picoseconds per pending timer, plus `tail`
 /// on every 97th timer; from 1,000 timers up, the first round stalls for `pause` in its
-/// middle: the timers due then complete when it ends.
-struct Profile {
-    base_ns: u64,
-    pause_ns: u64,
-    jitter_ns: u64,
-    queue_ps: u64,
-    tail_ns: u64,
-    cpu_ns: u64,
-    driver_cpu_ns: Option<u64>,
-    rss_bytes: i64,
-    timer_bytes: u64,
+/// middle: the timers due then complete when it ends. Each method's [`ScaleSpec`] carries
+/// its own.
+///
+/// [`ScaleSpec`]: crate::bench::method::ScaleSpec
+#[derive(Debug, Clone, Copy)]
+pub struct ScaleMockProfile {
+    pub base_ns: u64,
+    pub pause_ns: u64,
+    pub jitter_ns: u64,
+    pub queue_ps: u64,
+    pub tail_ns: u64,
+    pub cpu_ns: u64,
+    pub driver_cpu_ns: Option<u64>,
+    pub rss_bytes: i64,
+    pub timer_bytes: u64,
+    /// What the OS granted, for a method that asks for real-time scheduling.
+    pub scheduling: Option<&'static str>,
 }
 
-fn profile(name: &str) -> Profile {
-    match name {
-        "async" => Profile {
-            base_ns: 22_000,
-            pause_ns: 1_500_000,
-            jitter_ns: 8_000,
-            queue_ps: 900,
-            tail_ns: 60_000,
-            cpu_ns: 900,
-            driver_cpu_ns: Some(300),
-            rss_bytes: 610,
-            timer_bytes: 76,
-        },
-        "async-rt" => Profile {
-            base_ns: 21_000,
-            pause_ns: 0,
-            jitter_ns: 7_000,
-            queue_ps: 800,
-            tail_ns: 40_000,
-            cpu_ns: 900,
-            driver_cpu_ns: Some(300),
-            rss_bytes: 610,
-            timer_bytes: 76,
-        },
-        "async-spin" => Profile {
-            base_ns: 150,
-            pause_ns: 0,
-            jitter_ns: 100,
-            queue_ps: 1_500,
-            tail_ns: 30_000,
-            cpu_ns: 5_000,
-            driver_cpu_ns: Some(320),
-            rss_bytes: 610,
-            timer_bytes: 76,
-        },
-        _ => Profile {
-            base_ns: 1_000_000,
-            pause_ns: 0,
-            jitter_ns: 60_000,
-            queue_ps: 500,
-            tail_ns: 900_000,
-            cpu_ns: 700,
-            driver_cpu_ns: None,
-            rss_bytes: 580,
-            timer_bytes: 112,
-        },
-    }
-}
-
-pub fn measure(spec: &ScaleSpec, args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
-    let p = profile(spec.name);
+pub fn measure(args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
+    let spec = args.method;
+    let p = spec.scale()?.mock;
     let mut rng = Rng::new(args.seed ^ spec.name.len() as u64);
     let rounds = args.samples.div_ceil(args.timers).max(args.rounds).max(1);
     let mut all = args.rounds()?;
@@ -117,8 +74,6 @@ pub fn measure(spec: &ScaleSpec, args: &WorkerArgs) -> anyhow::Result<ScaleResul
         setup_overran: 0,
         executor_floor_ns_per_task: (args.timers as usize >= MIN_TIMERS_FOR_RSS).then_some(650),
         allocator: None,
-        scheduling: (spec.name == "async-rt").then(|| {
-            "executor thread SCHED_FIFO 10 while the deadlines run, driver thread SCHED_FIFO 10 (mock)".to_string()
-        }),
+        scheduling: p.scheduling.map(str::to_string),
     })
 }

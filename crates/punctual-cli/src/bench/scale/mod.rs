@@ -6,27 +6,29 @@
 //! its resident memory grows from a clean start and its CPU time is its own; the methods
 //! take turns at each N. The worker prints its [`ScaleResult`] as JSON.
 
+pub mod command;
 mod floor;
-mod mock;
+pub mod mock;
 pub mod process;
+mod report;
 mod rounds;
 pub mod stall;
 pub mod timers;
 pub mod worker;
 
+pub use report::{RoundSummary, ScaleResult};
+
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
-use serde::{Deserialize, Serialize};
-
 use super::load::{Load, LoadKind};
-use super::stats::Lateness;
+use super::method::MethodSpec;
+use super::methods;
 use super::{Report, RunInfo, RunMode};
 use crate::environment::Environment;
 use crate::output::file::OutputFile;
 use crate::output::progress::Progress;
 use crate::units::format_nanos;
-use timers::ScaleSpec;
 
 /// The earliest deadline, after a round's set-up.
 pub const FIRST_DEADLINE: Duration = Duration::from_millis(1);
@@ -39,7 +41,8 @@ pub const MIN_TIMERS_FOR_RSS: usize = 1000;
 /// A checked `punctual bench --scale` invocation.
 #[derive(Debug, Clone)]
 pub struct ScaleOptions {
-    pub methods: Vec<&'static ScaleSpec>,
+    /// Methods with a scale part, in table order.
+    pub methods: Vec<&'static MethodSpec>,
     /// The N to run, in order.
     pub timers: Vec<u64>,
     /// At least this many timers per method and N: rounds repeat until they have fired.
@@ -51,68 +54,6 @@ pub struct ScaleOptions {
     pub mock: bool,
     /// `--export-timers`: every timer's row to this file.
     pub export_timers: Option<PathBuf>,
-}
-
-/// One method with N timers pending at once.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ScaleResult {
-    /// The method's name, as `--methods` takes it.
-    pub method: String,
-    /// Whether it is one of punctual's own.
-    pub ours: bool,
-    /// Timers pending at once (N).
-    pub timers: u64,
-    /// Rounds of N timers measured.
-    pub rounds: u64,
-    /// How late the timers of all rounds were: the task's clock reading after its await,
-    /// minus the deadline.
-    #[serde(flatten)]
-    pub lateness: Lateness,
-    /// CPU time of the whole process (executor, driver and all) from the moment every
-    /// timer was pending until the last completed, per timer.
-    pub cpu_ns_per_timer: Option<u64>,
-    /// CPU time of the method's timer thread over the run, per timer (punctual's driver;
-    /// tokio's timers run on the executor's thread and have none).
-    pub driver_cpu_ns_per_timer: Option<u64>,
-    /// How late the driver thread fired the timers, on average, before any executor's delay.
-    pub driver_fire_lateness_mean_ns: Option<u64>,
-    /// How late the driver thread fired its latest timer: beside a stall, it tells whether
-    /// the driver was held up or the executor.
-    pub driver_fire_lateness_max_ns: Option<u64>,
-    /// Stretches with a timer overdue and none completing, over all rounds.
-    #[serde(flatten)]
-    pub stalls: stall::Stalls,
-    /// Each round on its own, from 1,000 timers up: whether one round's stall made the
-    /// run's p99, or every round's timers did.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub by_round: Vec<RoundSummary>,
-    /// Resident memory grown while setting up the first round, per pending timer: the task,
-    /// its timer and their share of the executor's and the timer's structures. From 1,000
-    /// timers up, where the OS reports it (Linux, Windows).
-    pub rss_bytes_per_timer: Option<i64>,
-    /// Bytes per pending timer by the library's own count: punctual's `Sleep` plus its share
-    /// of the driver's storage (`Driver::allocated_bytes`); tokio's `Sleep`, which holds its
-    /// wheel entry.
-    pub timer_bytes: u64,
-    /// Rounds whose set-up was still running at their first deadline.
-    pub setup_overran: u64,
-    /// The executor's floor, from 1,000 timers up: time per task to complete the same
-    /// tasks, in the order of the same deadlines, woken all at once from another thread,
-    /// with no timer at all.
-    pub executor_floor_ns_per_task: Option<u64>,
-    /// What the worker changed in the C allocator before measuring (see
-    /// `Platform::steady_allocator`).
-    pub allocator: Option<String>,
-    /// For a method that asks for real-time scheduling: what the OS granted, or its refusal.
-    pub scheduling: Option<String>,
-}
-
-/// One round of N timers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RoundSummary {
-    pub p99_ns: u64,
-    pub max_ns: u64,
-    pub longest_stall_ns: u64,
 }
 
 /// Runs the scale mode: every method at every N, each in a worker process.
@@ -150,7 +91,7 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
         for spec in &options.methods {
             progress.label(format!("{timers} timers · {}", spec.name));
             let args = worker::WorkerArgs {
-                method: spec.name,
+                method: spec,
                 timers,
                 samples: options.samples,
                 rounds: options.rounds,
@@ -158,7 +99,7 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
                 export_timers: rows.as_ref().map(|r| r.path().to_path_buf()),
             };
             let result = if options.mock {
-                mock::measure(spec, &args)?
+                mock::measure(&args)?
             } else {
                 process::in_worker_process(&args)?
             };
@@ -233,8 +174,12 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
     })
 }
 
+/// The peer the comparisons set each of ours beside.
+const BASELINE: &MethodSpec = &methods::tokio::SPEC;
+
 /// Lines that compare what the table shows: the executor's floor at each N; each of ours
-/// against itself at the smallest N measured, and against tokio at the same N.
+/// against itself at the smallest N measured, and against the baseline (tokio) at the same
+/// N.
 fn comparisons(scale: &[ScaleResult]) -> Vec<String> {
     let mut lines = Vec::new();
     let mut counts: Vec<u64> = scale.iter().map(|r| r.timers).collect();
@@ -282,23 +227,24 @@ fn comparisons(scale: &[ScaleResult]) -> Vec<String> {
                 lines.push(stalled(r));
             }
         }
-        let against_tokio: Vec<String> = rows
+        let against_baseline: Vec<String> = rows
             .iter()
             .filter_map(|r| {
-                let tokio = scale
+                let baseline = scale
                     .iter()
-                    .find(|t| t.method == "tokio" && t.timers == r.timers)?;
+                    .find(|t| t.method == BASELINE.name && t.timers == r.timers)?;
                 Some(format!(
                     "{} at {}",
-                    share(r.lateness.p50_ns, tokio.lateness.p50_ns),
+                    share(r.lateness.p50_ns, baseline.lateness.p50_ns),
                     r.timers
                 ))
             })
             .collect();
-        if !against_tokio.is_empty() {
+        if !against_baseline.is_empty() {
             lines.push(format!(
-                "{method}: median against tokio's: {}",
-                against_tokio.join(", ")
+                "{method}: median against {}'s: {}",
+                BASELINE.name,
+                against_baseline.join(", ")
             ));
         }
     }

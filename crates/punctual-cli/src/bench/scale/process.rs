@@ -25,7 +25,7 @@ pub fn in_worker_process(args: &worker::WorkerArgs) -> anyhow::Result<ScaleResul
     let exe = std::env::current_exe().context("finding this program to run a scale worker")?;
     let mut command = Command::new(&exe);
     command
-        .args(["bench", "--scale-worker", args.method])
+        .args(["bench", "--scale-worker", args.method.name])
         .args(["--scale", &args.timers.to_string()])
         .args(["--samples", &args.samples.to_string()])
         .args(["--rounds", &args.rounds.to_string()])
@@ -67,7 +67,7 @@ pub fn in_worker_process(args: &worker::WorkerArgs) -> anyhow::Result<ScaleResul
     if !status.success() {
         return Err(anyhow!(
             "the scale worker for {} at {} timers failed ({status}): {}",
-            args.method,
+            args.method.name,
             args.timers,
             String::from_utf8_lossy(&stderr).trim()
         ));
@@ -75,7 +75,7 @@ pub fn in_worker_process(args: &worker::WorkerArgs) -> anyhow::Result<ScaleResul
     serde_json::from_slice(&stdout).with_context(|| {
         format!(
             "reading the scale worker's result for {} at {} timers",
-            args.method, args.timers
+            args.method.name, args.timers
         )
     })
 }

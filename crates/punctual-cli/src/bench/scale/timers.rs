@@ -1,16 +1,11 @@
 //! The timers the scale mode runs N of at once, one task each. A timer here is what a task
-//! awaits; to add one, implement [`ScaleTimer`] and list it in [`SCALE_METHODS`].
+//! awaits; a method's scale part (its `ScaleSpec`, in `bench/methods/`) measures one of these.
 
 use std::future::Future;
 use std::mem::size_of;
 use std::time::{Duration, Instant};
 
-use punctual::future::{Driver, DriverConfig, DriverStats, SpinTail};
-
-use super::worker::{self, WorkerArgs};
-use super::ScaleResult;
-use crate::bench::method;
-use crate::bench::methods::async_spin;
+use punctual::future::{Driver, DriverConfig, DriverStats};
 
 /// A timer as a task awaits it, and what the scale mode reads about it.
 pub trait ScaleTimer: Clone + Send + Sync + 'static {
@@ -69,10 +64,6 @@ impl PunctualTimer {
     }
 }
 
-/// The real-time priority of `async-rt`'s threads: low among real-time priorities, high
-/// above every time-sharing thread.
-pub const RT_PRIORITY: i32 = 10;
-
 impl ScaleTimer for PunctualTimer {
     type Sleep = punctual::future::Sleep;
 
@@ -122,83 +113,4 @@ impl ScaleTimer for TokioTimer {
     fn timer_bytes(&self) -> u64 {
         size_of::<tokio::time::Sleep>() as u64
     }
-}
-
-/// A method the scale mode knows by name.
-#[derive(Debug)]
-pub struct ScaleSpec {
-    /// The name `--methods` takes (the same as the wait table's method of that timer, where
-    /// it has one).
-    pub name: &'static str,
-    /// One line for `--list-methods`.
-    pub about: &'static str,
-    /// Whether this is one of punctual's own.
-    pub ours: bool,
-    /// Measures N of this timer; runs in a process of its own.
-    pub measure: fn(&WorkerArgs) -> anyhow::Result<ScaleResult>,
-}
-
-/// Every method the scale mode can run, in table order.
-pub const SCALE_METHODS: &[ScaleSpec] = &[
-    ScaleSpec {
-        name: "async",
-        about: "punctual's futures on their own driver, default configuration",
-        ours: true,
-        measure: |args| {
-            let config = DriverConfig::new().with_spin_tail(SpinTail::None);
-            worker::measure(PunctualTimer::new(config)?, args)
-        },
-    },
-    ScaleSpec {
-        name: "async-rt",
-        about: "async, the driver thread at SCHED_FIFO 10 and the executor's while deadlines run (where allowed)",
-        ours: true,
-        measure: |args| worker::measure(PunctualTimer::realtime(RT_PRIORITY)?, args),
-    },
-    ScaleSpec {
-        name: "async-spin",
-        about: "async with a learned spin tail",
-        ours: true,
-        measure: |args| {
-            let config = DriverConfig::new().with_spin_tail(async_spin::tail());
-            worker::measure(PunctualTimer::new(config)?, args)
-        },
-    },
-    ScaleSpec {
-        name: "tokio",
-        about: "tokio::time::sleep_until",
-        ours: false,
-        measure: |args| worker::measure(TokioTimer, args),
-    },
-];
-
-/// Looks a scale method up by name.
-pub fn find(name: &str) -> Option<&'static ScaleSpec> {
-    SCALE_METHODS.iter().find(|m| m.name == name)
-}
-
-impl ScaleSpec {
-    /// Whether the wait table has no method of this name.
-    pub fn scale_only(&self) -> bool {
-        method::find(self.name).is_none()
-    }
-}
-
-/// The scale mode's methods the wait table does not have, for error messages.
-pub fn scale_only_names() -> String {
-    SCALE_METHODS
-        .iter()
-        .filter(|m| m.scale_only())
-        .map(|m| m.name)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// `async, async-rt, async-spin, tokio` for error messages.
-pub fn names() -> String {
-    SCALE_METHODS
-        .iter()
-        .map(|m| m.name)
-        .collect::<Vec<_>>()
-        .join(", ")
 }

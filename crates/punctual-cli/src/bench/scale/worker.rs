@@ -13,15 +13,16 @@ use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 use super::rounds::{Rounds, TimerRows};
-use super::timers::{ScaleTimer, SCALE_METHODS};
+use super::timers::ScaleTimer;
 use super::{ScaleResult, FIRST_DEADLINE, SPREAD};
+use crate::bench::method::MethodSpec;
 use crate::rng::Rng;
 use crate::sys::{self, Platform};
 
 /// What the parent asks a worker process to measure.
 #[derive(Debug, Clone)]
 pub struct WorkerArgs {
-    pub method: &'static str,
+    pub method: &'static MethodSpec,
     pub timers: u64,
     pub samples: u64,
     /// Rounds to run at least.
@@ -37,7 +38,7 @@ impl WorkerArgs {
         let rows = self
             .export_timers
             .as_deref()
-            .map(|path| TimerRows::append(path, self.method, self.timers))
+            .map(|path| TimerRows::append(path, self.method.name, self.timers))
             .transpose()?;
         Ok(Rounds::new(rows))
     }
@@ -51,12 +52,9 @@ fn lead(timers: usize) -> Duration {
 
 /// Measures `args.method`; the entry point of a worker process.
 pub fn run(args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
-    let spec = SCALE_METHODS
-        .iter()
-        .find(|m| m.name == args.method)
-        .ok_or_else(|| anyhow::anyhow!("no scale method `{}`", args.method))?;
+    let scale = args.method.scale()?;
     let allocator = sys::Os::steady_allocator();
-    let mut result = (spec.measure)(args)?;
+    let mut result = (scale.measure)(args)?;
     result.allocator = allocator.map(str::to_string);
     Ok(result)
 }
@@ -122,8 +120,8 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
     let per_timer = |d: Duration| (d.as_nanos() / u128::from(samples)) as u64;
     let fired = timer.driver_stats().filter(|stats| stats.wakes > 0);
     Ok(ScaleResult {
-        method: args.method.to_string(),
-        ours: super::timers::find(args.method).is_some_and(|m| m.ours),
+        method: args.method.name.to_string(),
+        ours: args.method.ours,
         timers: args.timers,
         rounds: all.count,
         lateness: summary.lateness,

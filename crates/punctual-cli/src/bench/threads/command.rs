@@ -1,16 +1,33 @@
 //! `punctual bench --threads` from the command line to its outputs.
 
-use super::{run, table, ThreadsOptions, DEFAULT_METHODS, DEFAULT_RANGE};
-use crate::bench::method;
-use crate::bench::sink::Sink;
-use crate::cli::BenchArgs;
+use clap::CommandFactory;
 
-pub fn command(args: &BenchArgs, threads: usize, load_threads: usize) -> anyhow::Result<()> {
+use super::{run, table, ThreadsOptions, DEFAULT_METHODS, DEFAULT_RANGE};
+use crate::cli::{BenchArgs, Cli};
+use crate::output::file::Destination;
+use crate::output::stdio;
+
+/// Runs the threads mode and writes its outputs; `false` when an output could not be written
+/// (each failure reported).
+pub fn command(args: &BenchArgs, threads: usize, load_threads: usize) -> anyhow::Result<bool> {
+    if !args.methods.scale_only.is_empty() {
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!(
+                    "`{}` is measured only in the scale mode, not with --threads",
+                    args.methods
+                        .scale_only
+                        .iter()
+                        .map(|spec| spec.name)
+                        .collect::<Vec<_>>()
+                        .join("`, `")
+                ),
+            )
+            .exit();
+    }
     let methods = if args.methods.all {
-        DEFAULT_METHODS
-            .iter()
-            .map(|name| method::find(name).expect("the default methods are bench methods"))
-            .collect()
+        DEFAULT_METHODS.to_vec()
     } else {
         args.methods.specs.clone()
     };
@@ -23,16 +40,24 @@ pub fn command(args: &BenchArgs, threads: usize, load_threads: usize) -> anyhow:
         load_threads,
         mock: args.mock_timer,
     };
-    let json = args.export_json.as_deref().map(Sink::open).transpose()?;
-    let table_to_stdout = !matches!(json, Some(Sink::Stdout));
+    let json = args
+        .export_json
+        .as_deref()
+        .map(|path| Destination::check(path, ""))
+        .transpose()?;
+    let table_to_stdout = !matches!(json, Some(Destination::Stdout));
     let report = run(&options)?;
+    let mut failed = Vec::new();
     if let Some(json) = json {
         let mut bytes = serde_json::to_vec_pretty(&report)?;
         bytes.push(b'\n');
-        json.write(&bytes)?;
+        failed.extend(json.write(&bytes).err());
     }
     if table_to_stdout {
-        Sink::Stdout.write(table::render(&report).as_bytes())?;
+        failed.extend(stdio::print(&table::render(&report)).err());
     }
-    Ok(())
+    for error in &failed {
+        stdio::report(error);
+    }
+    Ok(failed.is_empty())
 }

@@ -16,17 +16,23 @@ use crate::bench::stats::{Recorder, Sample};
 use crate::bench::worker::signed_nanos;
 use crate::rng::Rng;
 
-/// What one thread did over the whole run.
+/// What one thread did over the whole run, besides its sleeps' lateness.
 pub struct ThreadTotals {
-    pub recorder: Recorder,
     /// CPU time of the thread and its method's helper, over its slices.
     pub cpu: Duration,
     pub spin_counts: Option<SpinCounts>,
 }
 
-/// What one thread reports at the end of a slice: how long it ran by its own clock (the
-/// mock's virtual time, which is the only time a mock run has).
-type SliceDone = anyhow::Result<Duration>;
+/// What one thread reports at the end of a slice.
+struct SliceReport {
+    /// How long it ran by its own clock (a mock run's virtual time is the only time it has).
+    ran: Duration,
+    /// Each completed sleep's lateness: a list for the slice rather than a histogram per
+    /// thread, so that a thousand threads cost no more memory than their sleeps.
+    lateness_ns: Vec<i64>,
+}
+
+type SliceDone = anyhow::Result<SliceReport>;
 
 struct Member {
     commands: Sender<Option<Duration>>,
@@ -48,6 +54,7 @@ impl Crew {
         seed: u64,
         mock: bool,
     ) -> anyhow::Result<Crew> {
+        let sync = spec.sync()?;
         let mut members = Vec::with_capacity(threads);
         for index in 0..threads {
             let (commands, command_rx) = channel();
@@ -58,10 +65,11 @@ impl Crew {
                 .spawn(move || -> anyhow::Result<ThreadTotals> {
                     if mock {
                         let clock = MockClock::new();
-                        let method = MockMethod::for_thread(spec.name, clock.clone(), index as u64);
+                        let method =
+                            MockMethod::new(spec.name, sync.mock, clock.clone(), index as u64);
                         serve(Box::new(method), &clock, range, seed, &command_rx, &done_tx)
                     } else {
-                        match (spec.create)() {
+                        match (sync.create)() {
                             Ok(method) => {
                                 serve(method, &RealClock, range, seed, &command_rx, &done_tx)
                             }
@@ -81,31 +89,40 @@ impl Crew {
             });
         }
         let crew = Crew { spec, members };
-        crew.wait_all()
+        crew.wait_all(None)
             .with_context(|| format!("setting up the {} method", spec.name))?;
         Ok(crew)
     }
 
-    /// Every thread sleeps for `slice`; returns the longest time a thread ran by its own
-    /// clock.
-    pub fn run(&self, slice: Duration) -> anyhow::Result<Duration> {
+    /// Every thread sleeps for `slice`, its sleeps' lateness recorded in `recorder`;
+    /// returns the longest time a thread ran by its own clock.
+    pub fn run(&self, slice: Duration, recorder: &mut Recorder) -> anyhow::Result<Duration> {
         for member in &self.members {
             member
                 .commands
                 .send(Some(slice))
                 .map_err(|_| anyhow!("a thread of the {} crew ended", self.spec.name))?;
         }
-        self.wait_all()
+        self.wait_all(Some(recorder))
     }
 
-    fn wait_all(&self) -> anyhow::Result<Duration> {
+    fn wait_all(&self, mut recorder: Option<&mut Recorder>) -> anyhow::Result<Duration> {
         let mut longest = Duration::ZERO;
         for member in &self.members {
-            let ran = member
+            let report = member
                 .done
                 .recv()
                 .map_err(|_| anyhow!("a thread of the {} crew ended", self.spec.name))??;
-            longest = longest.max(ran);
+            longest = longest.max(report.ran);
+            if let Some(recorder) = recorder.as_deref_mut() {
+                for &lateness_ns in &report.lateness_ns {
+                    recorder.record(Sample {
+                        lateness_ns,
+                        cpu_ns: 0,
+                        self_reported_ns: None,
+                    });
+                }
+            }
         }
         Ok(longest)
     }
@@ -152,13 +169,17 @@ fn serve(
     done: &Sender<SliceDone>,
 ) -> anyhow::Result<ThreadTotals> {
     let mut rng = Rng::new(seed);
-    let mut recorder = Recorder::default();
     let mut cpu = Duration::ZERO;
     let span_ns = (range.max - range.min).as_nanos() as u64;
-    if done.send(Ok(Duration::ZERO)).is_err() {
+    let ready = SliceReport {
+        ran: Duration::ZERO,
+        lateness_ns: Vec::new(),
+    };
+    if done.send(Ok(ready)).is_err() {
         anyhow::bail!("the run ended before it started");
     }
     while let Ok(Some(slice)) = commands.recv() {
+        let mut lateness_ns = Vec::new();
         let cpu_before = clock.thread_cpu() + method.helper_cpu();
         let start = clock.now();
         let end = start + slice;
@@ -166,23 +187,15 @@ fn serve(
             let wait = range.min + Duration::from_nanos(rng.below(span_ns + 1));
             let deadline = clock.now() + wait;
             method.wait_until(deadline);
-            let woke = clock.now();
-            recorder.record(Sample {
-                lateness_ns: signed_nanos(woke, deadline),
-                cpu_ns: 0,
-                self_reported_ns: None,
-            });
+            lateness_ns.push(signed_nanos(clock.now(), deadline));
         }
         cpu += (clock.thread_cpu() + method.helper_cpu()).saturating_sub(cpu_before);
-        if done
-            .send(Ok(clock.now().saturating_duration_since(start)))
-            .is_err()
-        {
+        let ran = clock.now().saturating_duration_since(start);
+        if done.send(Ok(SliceReport { ran, lateness_ns })).is_err() {
             break;
         }
     }
     Ok(ThreadTotals {
-        recorder,
         cpu,
         spin_counts: method.spin_counts(),
     })

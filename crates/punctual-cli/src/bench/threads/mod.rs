@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use super::load::{Load, LoadKind};
 use super::method::{MethodSpec, SpinCounts};
+use super::methods;
 use super::stats::{Lateness, Recorder};
 use crate::environment::Environment;
 use crate::output::progress::Progress;
@@ -36,7 +37,11 @@ pub const DEFAULT_RANGE: WaitRange = WaitRange {
 };
 
 /// The methods measured when `--methods` does not name them.
-pub const DEFAULT_METHODS: [&str; 3] = ["native", "hybrid", "spin_sleep"];
+pub const DEFAULT_METHODS: [&MethodSpec; 3] = [
+    &methods::native::SPEC,
+    &methods::hybrid::SPEC,
+    &methods::spin_sleep::SPEC,
+];
 
 /// The longest turn a method's crew gets before the next method's.
 const SLICE: Duration = Duration::from_secs(1);
@@ -138,6 +143,7 @@ pub fn run(options: &ThreadsOptions) -> anyhow::Result<ThreadsReport> {
         .map(|&spec| Crew::start(spec, options.threads, options.range, seed, options.mock))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut accounts = vec![Account::default(); crews.len()];
+    let mut recorders = vec![Recorder::default(); crews.len()];
     let slices = options
         .duration
         .as_nanos()
@@ -155,7 +161,7 @@ pub fn run(options: &ThreadsOptions) -> anyhow::Result<ThreadsReport> {
             ));
             let cpu_before = process_cpu();
             let started = Instant::now();
-            let ran = crew.run(slice)?;
+            let ran = crew.run(slice, &mut recorders[i])?;
             let account = &mut accounts[i];
             account.wall += if options.mock { ran } else { started.elapsed() };
             account.process_cpu += process_cpu().saturating_sub(cpu_before);
@@ -164,9 +170,15 @@ pub fn run(options: &ThreadsOptions) -> anyhow::Result<ThreadsReport> {
     }
     progress.finish();
     let mut results = Vec::with_capacity(crews.len());
-    for (crew, account) in crews.into_iter().zip(accounts) {
+    for ((crew, account), recorder) in crews.into_iter().zip(accounts).zip(&recorders) {
         let spec = crew.spec;
-        results.push(result(spec, crew.finish()?, account, options.mock));
+        results.push(result(
+            spec,
+            crew.finish()?,
+            recorder,
+            account,
+            options.mock,
+        ));
     }
     drop(load);
     if !options.mock && sys::Os::process_cpu_time().is_none() {
@@ -199,14 +211,13 @@ fn process_cpu() -> Duration {
 fn result(
     spec: &MethodSpec,
     totals: Vec<crew::ThreadTotals>,
+    recorder: &Recorder,
     account: Account,
     mock: bool,
 ) -> ThreadsResult {
-    let mut recorder = Recorder::default();
     let mut thread_cpu = Duration::ZERO;
     let mut counts: Option<SpinCounts> = None;
     for thread in &totals {
-        recorder.merge(&thread.recorder);
         thread_cpu += thread.cpu;
         if let Some(c) = thread.spin_counts {
             *counts.get_or_insert_with(SpinCounts::default) += c;

@@ -105,7 +105,7 @@ impl RealTime for Os {
                 source: io::Error::last_os_error(),
             });
         }
-        super::slack_chosen();
+        punctual_sys::timer_slack_chosen();
         Ok(())
     }
 

@@ -87,7 +87,7 @@ fn set_policy(policy: libc::c_int, priority: i32) -> io::Result<()> {
     if unsafe { libc::sched_setscheduler(0, policy, &param) } == -1 {
         return Err(io::Error::last_os_error());
     }
-    super::slack_reset();
+    punctual_sys::timer_slack_reset();
     Ok(())
 }
 

@@ -9,7 +9,7 @@ use std::io;
 use std::ops::RangeInclusive;
 use std::time::Duration;
 
-use super::{nanos_to_ticks, Os};
+use super::Os;
 use crate::rt::{Policy, RtError, RtThrottling, Scheduling};
 use crate::sys::{NoDmaLatency, RealTime, PORTABLE_PRIORITIES};
 
@@ -59,7 +59,8 @@ fn kern_error(what: &'static str, kr: libc::kern_return_t) -> RtError {
 }
 
 fn ticks(duration: Duration) -> u32 {
-    u32::try_from(nanos_to_ticks(duration.as_nanos() as u64)).unwrap_or(u32::MAX)
+    u32::try_from(punctual_sys::nanos_to_mach_ticks(crate::saturating_nanos(duration)))
+        .unwrap_or(u32::MAX)
 }
 
 fn has_time_constraint() -> bool {

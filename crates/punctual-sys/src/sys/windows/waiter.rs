@@ -1,4 +1,4 @@
-//! The async driver's wait on Windows: a waitable timer (high resolution where Windows
+//! The interruptible wait on Windows: a waitable timer (high resolution where Windows
 //! offers it, as for the native sleep) and an auto-reset event that [`Waiter::notify`] sets,
 //! waited for together with `WaitForMultipleObjects`.
 
@@ -12,13 +12,12 @@ use windows_sys::Win32::System::Threading::{
 };
 
 use super::ThreadTimer;
-use crate::sys::{nanos_until, DriverWait, Woken};
-use crate::TimerInfo;
+use crate::{nanos_until, Interruptible, NativeTimer, Woken};
 
 pub(crate) struct Waiter {
     event: HANDLE,
     /// `None` when no waitable timer could be made: waits then time out in whole
-    /// milliseconds, which [`DriverWait::timer_info`] reports.
+    /// milliseconds, which [`Interruptible::timer`] reports.
     timer: Option<ThreadTimer>,
 }
 
@@ -39,7 +38,7 @@ impl Waiter {
     }
 }
 
-impl DriverWait for Waiter {
+impl Interruptible for Waiter {
     fn new() -> io::Result<Waiter> {
         // SAFETY: null attributes and name make an unnamed auto-reset event, initially not
         // signalled, with default security (CreateEventW).
@@ -81,7 +80,7 @@ impl DriverWait for Waiter {
         unsafe { SetEvent(self.event) };
     }
 
-    fn timer_info(&self) -> TimerInfo {
+    fn timer(&self) -> NativeTimer {
         let (mechanism, high_resolution, degraded) = match &self.timer {
             Some(t) if t.high_resolution => (
                 "high-resolution waitable timer + event (WaitForMultipleObjects)",
@@ -99,11 +98,10 @@ impl DriverWait for Waiter {
                 Some("no waitable timer could be created: driver waits are rounded up to whole milliseconds".to_string()),
             ),
         };
-        TimerInfo {
+        NativeTimer {
             mechanism,
             high_resolution,
             resolution: None,
-            timer_slack: None,
             degraded,
         }
     }

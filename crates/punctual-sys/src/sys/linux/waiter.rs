@@ -1,4 +1,4 @@
-//! The async driver's wait on Linux: `futex(2)` with `FUTEX_WAIT_BITSET`, whose timeout is
+//! The interruptible wait on Linux: `futex(2)` with `FUTEX_WAIT_BITSET`, whose timeout is
 //! absolute on `CLOCK_MONOTONIC` (the clock of `Instant`), on a word that [`Waiter::notify`]
 //! sets. No file descriptor is needed, and the thread's 1 ns timer slack applies to the
 //! futex's hrtimer as it does to `clock_nanosleep`.
@@ -8,8 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
 use super::{add_nanos, monotonic_now, prepare_thread, Os};
-use crate::sys::{nanos_until, DriverWait, Platform, Woken};
-use crate::TimerInfo;
+use crate::{nanos_until, Interruptible, NativeTimer, Platform, Woken};
 
 /// The futex word: 1 once notified, back to 0 when a wait consumes the notification.
 pub(crate) struct Waiter {
@@ -47,7 +46,7 @@ impl Waiter {
     }
 }
 
-impl DriverWait for Waiter {
+impl Interruptible for Waiter {
     fn new() -> io::Result<Waiter> {
         Ok(Waiter {
             word: AtomicU32::new(IDLE),
@@ -96,10 +95,10 @@ impl DriverWait for Waiter {
         }
     }
 
-    fn timer_info(&self) -> TimerInfo {
-        TimerInfo {
+    fn timer(&self) -> NativeTimer {
+        NativeTimer {
             mechanism: "futex(FUTEX_WAIT_BITSET) with an absolute CLOCK_MONOTONIC timeout",
-            ..Os::timer_info()
+            ..Os::native_timer()
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The async driver's wait on macOS: one `kqueue(2)` holding an `EVFILT_USER` event that
+//! The interruptible wait on macOS: one `kqueue(2)` holding an `EVFILT_USER` event that
 //! [`Waiter::notify`] triggers and, during a timed wait, a one-shot `EVFILT_TIMER` whose
 //! deadline is absolute in `mach_absolute_time` ticks (`NOTE_MACHTIME | NOTE_ABSOLUTE`), the
 //! clock of `Instant`. `NOTE_CRITICAL` asks the kernel not to coalesce it with other timers.
@@ -7,8 +7,7 @@ use std::io;
 use std::time::Instant;
 
 use super::{mach_absolute_time, nanos_to_ticks, Os};
-use crate::sys::{nanos_until, DriverWait, Platform, Woken};
-use crate::TimerInfo;
+use crate::{nanos_until, Interruptible, NativeTimer, Platform, Woken};
 
 pub(crate) struct Waiter {
     kq: libc::c_int,
@@ -56,7 +55,7 @@ impl Waiter {
     }
 }
 
-impl DriverWait for Waiter {
+impl Interruptible for Waiter {
     fn new() -> io::Result<Waiter> {
         // SAFETY: kqueue takes no arguments and returns a new descriptor or -1 (kqueue(2)).
         let kq = unsafe { libc::kqueue() };
@@ -122,10 +121,10 @@ impl DriverWait for Waiter {
         let _ = self.kevent(&[trigger], &mut []);
     }
 
-    fn timer_info(&self) -> TimerInfo {
-        TimerInfo {
+    fn timer(&self) -> NativeTimer {
+        NativeTimer {
             mechanism: "kqueue EVFILT_TIMER (NOTE_MACHTIME | NOTE_ABSOLUTE) + EVFILT_USER",
-            ..Os::timer_info()
+            ..Os::native_timer()
         }
     }
 }

@@ -1,0 +1,49 @@
+"""Sleeps that never wake early, and wake as little late as the machine allows.
+
+``punctual.sleep(0.001)`` sleeps natively until a learned margin before the deadline and
+spins the rest, so it wakes a few hundred nanoseconds late where ``time.sleep`` wakes
+50 to 100 microseconds late on Linux. Deadlines are readings of ``time.perf_counter()``
+(``perf_counter_ns()`` for the ``*_ns`` forms), the clock punctual's library waits on, on
+every OS; on Linux and macOS ``time.monotonic()`` is the same clock.
+
+- :func:`sleep`, :func:`sleep_until`, :func:`sleep_until_ns`: never early, with a
+  :class:`Wake` report (``lateness``, ``spun``).
+- :class:`Sleeper`: a fixed strategy (``"hybrid"``, ``"native"``, ``"spin"``).
+- :class:`Ticker`: a drift-free grid of ticks, as an iterator.
+- :class:`Deadline` and :func:`poll_until` (raising :class:`PollTimeout`, a
+  ``TimeoutError``).
+- :mod:`punctual.asyncio`: ``await punctual.asyncio.sleep(...)`` with microsecond
+  resolution, and ``async for tick in punctual.asyncio.interval(...)``.
+
+Every wait releases the GIL, and Ctrl-C interrupts a long one with ``KeyboardInterrupt``.
+"""
+
+from ._punctual import (
+    Deadline,
+    PollTimeout,
+    Sleeper,
+    Tick,
+    Ticker,
+    Wake,
+    clock_info,
+    poll_until,
+    sleep,
+    sleep_until,
+    sleep_until_ns,
+    timer_info,
+)
+
+__all__ = [
+    "Deadline",
+    "PollTimeout",
+    "Sleeper",
+    "Tick",
+    "Ticker",
+    "Wake",
+    "clock_info",
+    "poll_until",
+    "sleep",
+    "sleep_until",
+    "sleep_until_ns",
+    "timer_info",
+]

@@ -1,0 +1,184 @@
+"""Type stubs for punctual's compiled module (see the docstrings for the full story)."""
+
+import asyncio
+from typing import Any, Callable, Optional, TypeVar, Union, final
+
+_T = TypeVar("_T")
+_Seconds = Union[int, float]
+
+__all__ = [
+    "sleep",
+    "sleep_until",
+    "sleep_until_ns",
+    "Sleeper",
+    "Wake",
+    "Tick",
+    "Ticker",
+    "Deadline",
+    "poll_until",
+    "PollTimeout",
+    "timer_info",
+    "clock_info",
+    "_AsyncTimer",
+    "_AsyncInterval",
+    "pending",
+    "driver_stats",
+    "_take_wakes",
+]
+
+@final
+class Wake:
+    """The report of one wait, on ``time.perf_counter()``'s clock."""
+
+    @property
+    def deadline(self) -> float: ...
+    @property
+    def deadline_ns(self) -> int: ...
+    @property
+    def woke(self) -> float: ...
+    @property
+    def woke_ns(self) -> int: ...
+    @property
+    def lateness(self) -> float: ...
+    @property
+    def lateness_ns(self) -> int: ...
+    @property
+    def spun(self) -> float: ...
+    @property
+    def spun_ns(self) -> int: ...
+
+@final
+class Tick:
+    """One tick of a :class:`Ticker` or an asyncio interval."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def missed(self) -> int: ...
+    @property
+    def deadline(self) -> float: ...
+    @property
+    def deadline_ns(self) -> int: ...
+    @property
+    def lateness(self) -> float: ...
+    @property
+    def lateness_ns(self) -> int: ...
+    @property
+    def wake(self) -> Wake: ...
+
+def sleep(seconds: _Seconds) -> Wake:
+    """Sleep ``seconds`` with this thread's hybrid sleeper; never returns early."""
+
+def sleep_until(deadline: _Seconds) -> Wake:
+    """Sleep until ``deadline`` (seconds on ``time.perf_counter()``'s clock)."""
+
+def sleep_until_ns(deadline_ns: int) -> Wake:
+    """Sleep until ``deadline_ns`` (nanoseconds on ``time.perf_counter_ns()``'s clock)."""
+
+@final
+class Sleeper:
+    """A waiter with a fixed strategy: ``"hybrid"``, ``"native"`` or ``"spin"``."""
+
+    def __new__(cls, strategy: str = "hybrid") -> "Sleeper": ...
+    def sleep(self, seconds: _Seconds) -> Wake: ...
+    def sleep_until(self, deadline: _Seconds) -> Wake: ...
+    def sleep_until_ns(self, deadline_ns: int) -> Wake: ...
+    @property
+    def strategy(self) -> str: ...
+    @property
+    def margin(self) -> float: ...
+    @property
+    def stats(self) -> dict[str, Union[int, float]]: ...
+
+@final
+class Ticker:
+    """Ticks on a fixed grid, ``first + k * period``; iterate it."""
+
+    def __new__(
+        cls,
+        period: _Seconds,
+        *,
+        missed: str = "skip",
+        strategy: str = "hybrid",
+        first: Optional[_Seconds] = None,
+    ) -> "Ticker": ...
+    def __iter__(self) -> "Ticker": ...
+    def __next__(self) -> Tick: ...
+    def tick(self) -> Tick: ...
+    @property
+    def period(self) -> float: ...
+    @property
+    def policy(self) -> str: ...
+    @property
+    def next_index(self) -> int: ...
+    @property
+    def missed(self) -> int: ...
+    def deadline_of(self, index: int) -> Optional[float]: ...
+
+@final
+class Deadline:
+    """A point in time to give up at; ``Deadline(seconds)`` is ``seconds`` from now."""
+
+    def __new__(cls, seconds: _Seconds) -> "Deadline": ...
+    @staticmethod
+    def after(seconds: _Seconds) -> "Deadline": ...
+    @staticmethod
+    def at(deadline: _Seconds) -> "Deadline": ...
+    @staticmethod
+    def never() -> "Deadline": ...
+    @property
+    def when(self) -> Optional[float]: ...
+    @property
+    def remaining(self) -> float: ...
+    @property
+    def has_passed(self) -> bool: ...
+    @property
+    def is_never(self) -> bool: ...
+
+class PollTimeout(TimeoutError):
+    """The deadline passed with the condition still unmet."""
+
+    elapsed: float
+    polls: int
+
+def poll_until(
+    condition: Callable[[], _T],
+    timeout: Union[_Seconds, Deadline, None] = None,
+    *,
+    step: Optional[_Seconds] = None,
+    before_sleep: Optional[Callable[[], Any]] = None,
+) -> _T:
+    """Call ``condition()`` until it returns a true value, which it returns."""
+
+def timer_info() -> dict[str, Any]:
+    """The native timer as the calling thread uses it."""
+
+def clock_info() -> dict[str, Any]:
+    """Which Python clock deadlines are read on, and the conversion's spread."""
+
+def pending() -> int:
+    """Timers pending in the asyncio driver now."""
+
+def driver_stats() -> dict[str, Union[int, float]]:
+    """The asyncio driver's counters."""
+
+def _take_wakes() -> list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]]: ...
+
+@final
+class _AsyncTimer:
+    @staticmethod
+    def after(seconds: _Seconds) -> "_AsyncTimer": ...
+    @staticmethod
+    def until(deadline: _Seconds) -> "_AsyncTimer": ...
+    @staticmethod
+    def until_ns(deadline_ns: int) -> "_AsyncTimer": ...
+    def poll(self, event_loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> Optional[Wake]: ...
+    def close(self) -> None: ...
+
+@final
+class _AsyncInterval:
+    def __new__(cls, period: _Seconds, *, missed: str = "skip", first: Optional[_Seconds] = None) -> "_AsyncInterval": ...
+    def poll_tick(self, event_loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> Optional[Tick]: ...
+    @property
+    def period(self) -> Optional[float]: ...
+    def close(self) -> None: ...

@@ -1,0 +1,150 @@
+//! `punctual.Ticker`: the library's fixed grid as a Python iterator.
+//!
+//! The grid is [`punctual::Grid`], waited on the way [`punctual::Ticker::tick`] waits
+//! (`due`, a sleep, `advance`), except that the sleep is sliced for Ctrl-C (`wait.rs`).
+
+use std::time::Instant;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use punctual::{Grid, MissedTickPolicy, Sleeper};
+
+use crate::clock::Frame;
+use crate::convert::{seconds_of_ns, Arg};
+use crate::sleep::strategy_of;
+use crate::wait::wait_until;
+use crate::wake::PyTick;
+
+/// A missed-tick policy by name.
+pub(crate) fn policy_of(name: &str) -> PyResult<MissedTickPolicy> {
+    match name {
+        "skip" => Ok(MissedTickPolicy::Skip),
+        "burst" => Ok(MissedTickPolicy::Burst),
+        "delay" => Ok(MissedTickPolicy::Delay),
+        _ => Err(PyValueError::new_err(format!(
+            "unknown missed-tick policy {name:?} (expected \"skip\", \"burst\" or \"delay\")"
+        ))),
+    }
+}
+
+pub(crate) fn policy_name(policy: MissedTickPolicy) -> &'static str {
+    match policy {
+        MissedTickPolicy::Skip => "skip",
+        MissedTickPolicy::Burst => "burst",
+        MissedTickPolicy::Delay => "delay",
+    }
+}
+
+/// The grid's first point: `first` (seconds, `time.perf_counter()`) or one period from now.
+pub(crate) fn grid_of(
+    py: Python<'_>,
+    period: &Bound<'_, PyAny>,
+    first: Option<&Bound<'_, PyAny>>,
+    missed: &str,
+) -> PyResult<Grid> {
+    let period = Arg("period").positive_duration(period)?;
+    let policy = policy_of(missed)?;
+    let first = match first {
+        None => Instant::now().checked_add(period),
+        Some(first) => Frame::get(py)?.instant_of(Arg("first").deadline_ns(first)?),
+    }
+    .ok_or_else(|| PyValueError::new_err("the ticker's first tick is past the end of the clock"))?;
+    let mut grid = Grid::new(first, period).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    grid.set_policy(policy);
+    Ok(grid)
+}
+
+/// Ticks on a fixed grid: tick `k` is due `first + k * period`, computed in integer
+/// nanoseconds, so there is no drift. Iterate it (`for tick in Ticker(0.001): ...`); each
+/// tick reports its index, lateness and the grid points missed before it.
+///
+/// `missed` decides what an overdue tick does: `"skip"` (the default) waits for the next
+/// grid point not yet past and counts the skipped ones, `"burst"` fires every overdue tick
+/// at once, in order, `"delay"` fires at once and moves the grid to start there.
+#[pyclass(name = "Ticker", module = "punctual")]
+#[derive(Debug)]
+pub(crate) struct PyTicker {
+    grid: Grid,
+    sleeper: Sleeper,
+}
+
+#[pymethods]
+impl PyTicker {
+    #[new]
+    #[pyo3(signature = (period, *, missed = "skip", strategy = "hybrid", first = None))]
+    fn new(
+        py: Python<'_>,
+        period: &Bound<'_, PyAny>,
+        missed: &str,
+        strategy: &str,
+        first: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyTicker> {
+        Ok(PyTicker {
+            sleeper: Sleeper::new(strategy_of(strategy)?),
+            grid: grid_of(py, period, first, missed)?,
+        })
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<PyTick> {
+        self.tick(py)
+    }
+
+    /// Waits for the next tick and reports it.
+    fn tick(&mut self, py: Python<'_>) -> PyResult<PyTick> {
+        let frame = Frame::get(py)?;
+        let due = self.grid.due(Instant::now());
+        let strategy = self.sleeper.strategy();
+        let sleeper = &mut self.sleeper;
+        let wake = wait_until(py, due.deadline(), strategy, |d| sleeper.sleep_until(d))?;
+        self.grid.advance(&due, wake.woke());
+        Ok(PyTick::from_parts(frame, due.index(), due.missed(), wake))
+    }
+
+    /// The period, in seconds.
+    #[getter]
+    fn period(&self) -> f64 {
+        seconds_of_ns(self.grid.period().as_nanos() as i128)
+    }
+
+    /// The missed-tick policy's name.
+    #[getter]
+    fn policy(&self) -> &'static str {
+        policy_name(self.grid.policy())
+    }
+
+    /// The index of the tick the next wait is for, unless it turns out overdue.
+    #[getter]
+    fn next_index(&self) -> u64 {
+        self.grid.next_index()
+    }
+
+    /// All grid points missed so far.
+    #[getter]
+    fn missed(&self) -> u64 {
+        self.grid.missed()
+    }
+
+    /// When tick `index` is due on the grid as it stands (seconds, `time.perf_counter()`),
+    /// or `None` before the grid's anchor or past the end of the clock.
+    fn deadline_of(&self, py: Python<'_>, index: u64) -> PyResult<Option<f64>> {
+        let frame = Frame::get(py)?;
+        Ok(self
+            .grid
+            .deadline_of(index)
+            .map(|d| seconds_of_ns(frame.ns_of(d))))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Ticker(period={:?}, missed={:?}, strategy={:?})",
+            self.period(),
+            self.policy(),
+            self.sleeper.strategy().name()
+        )
+    }
+}

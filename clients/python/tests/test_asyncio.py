@@ -1,0 +1,135 @@
+"""punctual.asyncio: never early, cancellation removes the timer, the right loop wakes."""
+
+import asyncio
+import random
+import threading
+import time
+
+import pytest
+
+import punctual
+import punctual.asyncio as pa
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+def test_never_early_over_2000_mixed_sleeps():
+    async def main():
+        rng = random.Random(5)
+        for i in range(2000):
+            wait_ns = rng.choice([0, rng.randrange(1, 5_000), rng.randrange(5_000, 300_000)])
+            if i % 2:
+                deadline_ns = time.perf_counter_ns() + wait_ns
+                wake = await pa.sleep_until_ns(deadline_ns)
+                assert time.perf_counter_ns() >= deadline_ns
+                assert wake.deadline_ns == deadline_ns
+            else:
+                deadline = time.perf_counter() + wait_ns / 1e9
+                wake = await pa.sleep_until(deadline)
+                assert time.perf_counter() >= deadline
+            assert wake.lateness_ns >= 0
+
+    run(main())
+    assert pa.pending() == 0
+
+
+def test_cancelling_a_sleep_removes_its_timer():
+    async def main():
+        tasks = [asyncio.create_task(pa.sleep(10)) for _ in range(100)]
+        await asyncio.sleep(0.05)
+        assert pa.pending() == 100
+        for task in tasks:
+            task.cancel()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        assert all(isinstance(r, asyncio.CancelledError) for r in results)
+        assert pa.pending() == 0
+
+    run(main())
+
+
+def test_wait_for_timeout_removes_the_timer():
+    async def main():
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(pa.sleep(10), timeout=0.02)
+        assert pa.pending() == 0
+
+    run(main())
+
+
+def test_each_loop_wakes_its_own_task():
+    seen = {}
+    together = threading.Barrier(4)
+
+    def in_thread(name):
+        async def main():
+            together.wait()  # all four loops sleep at once, on one driver
+            before = (threading.get_ident(), id(asyncio.get_running_loop()))
+            await pa.sleep(0.01)
+            seen[name] = (before, (threading.get_ident(), id(asyncio.get_running_loop())))
+            together.wait()  # and stay alive until all are done: thread ids are not reused
+
+        asyncio.run(main())
+
+    threads = [threading.Thread(target=in_thread, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert len(seen) == 4
+    assert all(before == after for before, after in seen.values())
+    assert len({before for before, _ in seen.values()}) == 4
+
+
+def test_other_tasks_run_while_one_sleeps():
+    async def main():
+        ran = []
+
+        async def other():
+            for _ in range(10):
+                ran.append(time.perf_counter_ns())
+                await asyncio.sleep(0)
+
+        start = time.perf_counter_ns()
+        results = await asyncio.gather(pa.sleep(0.05), other())
+        assert len(ran) == 10 and ran[-1] < results[0].deadline_ns and ran[0] >= start
+
+    run(main())
+
+
+def test_interval_ticks_on_the_grid():
+    async def main():
+        ticks = []
+        async with pa.interval(0.001, missed="burst") as interval:
+            async for tick in interval:
+                ticks.append(tick)
+                if len(ticks) == 20:
+                    break
+        assert [t.index for t in ticks] == list(range(20))
+        assert all(t.deadline_ns - ticks[0].deadline_ns == k * 1_000_000 for k, t in enumerate(ticks))
+        assert all(t.wake.woke_ns >= t.deadline_ns for t in ticks)
+        assert pa.pending() == 0
+
+    run(main())
+
+
+def test_interval_skip_counts_missed_ticks():
+    async def main():
+        interval = pa.interval(0.05, first=time.perf_counter() - 0.175)
+        tick = await interval.tick()
+        interval.close()
+        assert (tick.index, tick.missed) == (4, 4)
+        with pytest.raises(RuntimeError):
+            await interval.tick()
+
+    run(main())
+
+
+def test_driver_stats_count_wakes():
+    async def main():
+        before = pa.driver_stats()["wakes"]
+        await pa.sleep(0.002)
+        assert pa.driver_stats()["wakes"] > before
+
+    run(main())

@@ -1,0 +1,35 @@
+use crate::bench::method::{MethodSpec, Oses, ScaleSpec};
+use crate::bench::scale::mock::ScaleMockProfile;
+use crate::bench::scale::timers::PunctualTimer;
+use crate::bench::scale::worker;
+
+/// The real-time priority of `async-rt`'s threads: low among real-time priorities, high
+/// above every time-sharing thread.
+pub const RT_PRIORITY: i32 = 10;
+
+/// Only the scale mode has it: what it changes is how the driver's and the executor's
+/// threads are scheduled while many timers are pending.
+pub const SPEC: MethodSpec = MethodSpec {
+    name: "async-rt",
+    about: "async, the driver thread at SCHED_FIFO 10 and the executor's while deadlines run (where allowed)",
+    ours: true,
+    runs_on: Oses::ALL,
+    os_primitive_on: Oses::NONE,
+    never_early_on: Oses::NONE,
+    sync: None,
+    scale: Some(ScaleSpec {
+        measure: |args| worker::measure(PunctualTimer::realtime(RT_PRIORITY)?, args),
+        mock: ScaleMockProfile {
+            base_ns: 21_000,
+            pause_ns: 0,
+            jitter_ns: 7_000,
+            queue_ps: 800,
+            tail_ns: 40_000,
+            cpu_ns: 900,
+            driver_cpu_ns: Some(300),
+            rss_bytes: 610,
+            timer_bytes: 76,
+            scheduling: Some("executor thread SCHED_FIFO 10 while the deadlines run, driver thread SCHED_FIFO 10 (mock)"),
+        },
+    }),
+};

@@ -1,0 +1,50 @@
+//! A checked `punctual bench` invocation of the wait table: what to measure and how long.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::load::LoadKind;
+use super::method::MethodSpec;
+
+/// How waits follow one another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Back-to-back waits of the given length, each measured from its own start.
+    Single,
+    /// Absolute deadlines `start + k * wait`; lateness against each deadline.
+    Grid,
+}
+
+/// Whether waits start right after the previous wake, or after random work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Each wait starts as soon as the previous one ended.
+    Aligned,
+    /// A random amount of busy work comes before each wait, so waits start at any phase of
+    /// the OS's timer tick, as they do in real programs.
+    Scrambled,
+}
+
+/// When to stop measuring one method at one wait length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    Samples(u64),
+    Duration(Duration),
+}
+
+/// A checked `punctual bench` invocation.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    pub methods: Vec<&'static MethodSpec>,
+    pub waits: Vec<Duration>,
+    pub stop: Stop,
+    pub warmup: u64,
+    pub mode: Mode,
+    pub phase: Phase,
+    pub load: LoadKind,
+    pub load_threads: usize,
+    pub mock: bool,
+}

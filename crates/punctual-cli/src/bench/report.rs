@@ -1,0 +1,102 @@
+//! What a `punctual bench` run produced, as plain data: the table, the exporters and the
+//! plot read it, and nothing else.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+use super::load::LoadKind;
+use super::options::{Mode, Phase};
+use super::scale::ScaleResult;
+use super::stats::Summary;
+use crate::environment::Environment;
+
+/// What a run measured: waits of given lengths (single or grid), or many timers at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunMode {
+    /// Back-to-back waits (`--mode single`).
+    Single,
+    /// Waits on a fixed grid (`--mode grid`).
+    Grid,
+    /// N timers pending at once (`--scale`).
+    Scale,
+}
+
+impl From<Mode> for RunMode {
+    fn from(mode: Mode) -> RunMode {
+        match mode {
+            Mode::Single => RunMode::Single,
+            Mode::Grid => RunMode::Grid,
+        }
+    }
+}
+
+/// How the run was made.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunInfo {
+    /// `single`, `grid` or `scale`.
+    pub mode: RunMode,
+    /// `aligned` or `scrambled`.
+    pub phase: Phase,
+    /// The background load.
+    pub load: LoadKind,
+    /// How many load threads ran.
+    pub load_threads: usize,
+    /// Samples per method and wait, when the run was sized by count.
+    pub samples_per_method: Option<u64>,
+    /// Measuring time per method and wait, when the run was sized by time.
+    pub duration_per_method_ns: Option<u64>,
+    /// Unrecorded waits before each method's first batch at each wait length.
+    pub warmup: u64,
+    /// The numbers of timers pending at once, in scale mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timers: Option<Vec<u64>>,
+    /// The fewest rounds per method and N, in scale mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_rounds: Option<u64>,
+    /// Whether Ctrl-C stopped the run before it measured all it was asked to: the results
+    /// are then what was measured until the end of the batch under way (in scale mode, of
+    /// the round under way), and nothing after it.
+    pub interrupted: bool,
+}
+
+/// One method at one wait length.
+#[derive(Debug, Clone, Serialize)]
+pub struct MethodResult {
+    /// The method's name, as `--methods` takes it.
+    pub method: String,
+    /// Whether it is one of punctual's own.
+    pub ours: bool,
+    /// The wait length, in nanoseconds.
+    pub wait_ns: u64,
+    /// `single` or `grid`.
+    pub mode: Mode,
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// CPU time per wait as a share of the wait (1.0 is a whole core for the whole wait).
+    pub cpu_share: f64,
+    /// What the method reported about itself after this wait length.
+    pub note: Option<String>,
+}
+
+/// Everything a run produced; the exporters and the table read it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub environment: Environment,
+    pub run: RunInfo,
+    pub results: Vec<MethodResult>,
+    /// One method with N timers pending at once, per method and N (scale mode).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scale: Vec<ScaleResult>,
+    /// The one-line advice, when there is a method to advise.
+    pub recommendation: Option<String>,
+    /// Anything that degraded the run (refused priorities and the like).
+    pub notes: Vec<String>,
+    /// The lateness histogram of each result, in the same order, for plots.
+    #[serde(skip)]
+    pub histograms: Vec<Histogram<u64>>,
+}
+
+/// The note a run stopped by Ctrl-C carries, in the table and every export.
+pub const STOPPED_EARLY: &str =
+    "stopped early by Ctrl-C: these are the results measured until then";

@@ -1,0 +1,204 @@
+//! The wait table's run: methods measured in turns, one batch each, round after round.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, SystemTime};
+
+use super::load::{Load, LoadKind};
+use super::options::{BenchOptions, Stop};
+use super::recommend;
+use super::report::{MethodResult, Report, RunInfo, STOPPED_EARLY};
+use super::stats::Recorder;
+use super::worker::{Batch, Worker};
+use crate::environment::Environment;
+use crate::output::progress::Progress;
+use crate::sys::INTERRUPTED;
+
+/// Target wall time of one batch: short enough for the turns to interleave finely, long
+/// enough that switching methods costs nothing measurable.
+const BATCH_TIME: Duration = Duration::from_millis(100);
+
+/// What one wait costs beyond its length (the harness's clock readings, the method's own
+/// bookkeeping, the return): what batch sizes and the progress bar's estimate count on.
+const PER_WAIT_OVERHEAD: Duration = Duration::from_micros(20);
+
+pub(super) fn batch_size(wait: Duration) -> u64 {
+    let per_wait = wait + PER_WAIT_OVERHEAD;
+    (BATCH_TIME.as_nanos() / per_wait.as_nanos()).clamp(1, 2000) as u64
+}
+
+/// Whether Ctrl-C asked the run to stop (see [`INTERRUPTED`]).
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// Runs the measurements. The environment is read first, before any load or method thread
+/// exists. A Ctrl-C ends the run at the end of the batch under way: that batch is kept, no
+/// other starts, and the report says so.
+pub fn run(options: &BenchOptions) -> anyhow::Result<Report> {
+    let environment = if options.mock {
+        Environment::mock()
+    } else {
+        Environment::collect()
+    };
+    let load = Load::start(options.load, options.load_threads)?;
+    let mut notes = load.notes.clone();
+    let workers = options
+        .methods
+        .iter()
+        .map(|spec| Worker::start(spec, options.mock))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut progress = Progress::new(
+        options.waits.len(),
+        workers.len(),
+        expected_time(options),
+        options.mock,
+    );
+    let mut seed = if options.mock {
+        0x5eed
+    } else {
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    };
+    let mut results = Vec::new();
+    let mut histograms = Vec::new();
+    for &wait in &options.waits {
+        let batch = |count, seed| Batch {
+            mode: options.mode,
+            phase: options.phase,
+            wait,
+            count,
+            seed,
+        };
+        let mut recorders = vec![Recorder::default(); workers.len()];
+        let mut method_notes = vec![None; workers.len()];
+        if options.warmup > 0 {
+            for worker in &workers {
+                progress.show(wait, worker.name);
+                worker.run(batch(options.warmup, seed))?;
+            }
+        }
+        'batches: loop {
+            let mut measured = false;
+            for (i, worker) in workers.iter().enumerate() {
+                let Some(count) = next_count(options.stop, &recorders[i], wait) else {
+                    continue;
+                };
+                measured = true;
+                seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                progress.show(wait, worker.name);
+                let result = worker.run(batch(count, seed))?;
+                let recorder = &mut recorders[i];
+                result.samples.iter().for_each(|&s| recorder.record(s));
+                recorder.add_missed(result.missed);
+                recorder.add_wall(result.wall.as_nanos());
+                method_notes[i] = result.note;
+                progress.advance(i, done_fraction(options.stop, recorder));
+                if interrupted() {
+                    break 'batches;
+                }
+            }
+            if !measured {
+                break;
+            }
+        }
+        progress.next_wait();
+        for ((spec, recorder), note) in options.methods.iter().zip(&recorders).zip(method_notes) {
+            let summary = recorder.summary();
+            results.push(MethodResult {
+                method: spec.name.to_string(),
+                ours: spec.ours,
+                wait_ns: wait.as_nanos() as u64,
+                mode: options.mode,
+                summary,
+                cpu_share: summary.cpu_ns_per_wait as f64 / wait.as_nanos() as f64,
+                note,
+            });
+            histograms.push(recorder.histogram().clone());
+        }
+        if interrupted() {
+            break;
+        }
+    }
+    progress.finish();
+    let stopped_early = interrupted();
+    if stopped_early {
+        notes.push(STOPPED_EARLY.to_string());
+    }
+    drop(workers);
+    drop(load);
+    if results
+        .iter()
+        .any(|r| r.summary.cpu_ns_per_wait == 0 && r.summary.lateness.samples > 0)
+        && !options.mock
+    {
+        notes.push("this platform has no per-thread CPU clock: CPU figures read 0".to_string());
+    }
+    let recommendation = recommend::recommend(&results);
+    Ok(Report {
+        environment,
+        run: RunInfo {
+            mode: options.mode.into(),
+            phase: options.phase,
+            load: options.load,
+            load_threads: if options.load == LoadKind::None {
+                0
+            } else {
+                options.load_threads
+            },
+            samples_per_method: match options.stop {
+                Stop::Samples(n) => Some(n),
+                Stop::Duration(_) => None,
+            },
+            duration_per_method_ns: match options.stop {
+                Stop::Samples(_) => None,
+                Stop::Duration(d) => Some(d.as_nanos() as u64),
+            },
+            warmup: options.warmup,
+            timers: None,
+            min_rounds: None,
+            interrupted: stopped_early,
+        },
+        results,
+        scale: Vec::new(),
+        recommendation,
+        notes,
+        histograms,
+    })
+}
+
+/// About how long the whole run takes, for the progress bar.
+fn expected_time(options: &BenchOptions) -> Duration {
+    let per_method: Duration = options
+        .waits
+        .iter()
+        .map(|&wait| match options.stop {
+            Stop::Samples(n) => {
+                (wait + PER_WAIT_OVERHEAD) * (n + options.warmup).min(u32::MAX as u64) as u32
+            }
+            Stop::Duration(d) => d,
+        })
+        .sum();
+    per_method * options.methods.len() as u32
+}
+
+/// How many waits the next batch of this method measures, or `None` when it is done.
+fn next_count(stop: Stop, recorder: &Recorder, wait: Duration) -> Option<u64> {
+    let size = batch_size(wait);
+    match stop {
+        Stop::Samples(n) => Some(n.saturating_sub(recorder.count()).min(size)).filter(|&c| c > 0),
+        Stop::Duration(budget) => {
+            let left = budget.as_nanos().saturating_sub(recorder.wall_ns());
+            let per_wait = (wait + PER_WAIT_OVERHEAD).as_nanos();
+            (left > 0).then(|| (left.div_ceil(per_wait) as u64).clamp(1, size))
+        }
+    }
+}
+
+fn done_fraction(stop: Stop, recorder: &Recorder) -> f64 {
+    match stop {
+        Stop::Samples(n) => recorder.count() as f64 / n.max(1) as f64,
+        Stop::Duration(d) => recorder.wall_ns() as f64 / d.as_nanos().max(1) as f64,
+    }
+    .min(1.0)
+}

@@ -1,0 +1,204 @@
+//! Two exports side by side (two machines, or before and after a change): per wait and
+//! method, p50, p99 and CPU per wait of each and the second over the first, marked where
+//! they differ by more than a tenth; the two plots side by side; the environments and
+//! settings beside each other, what differs marked.
+
+use std::fmt::Write;
+
+use anyhow::bail;
+
+use super::html::{escape, figure, page, Cell, Table};
+use super::model::{Export, Row};
+use super::{plots, sections};
+use crate::units::format_nanos;
+
+/// A ratio this far from 1 (either way) is marked as a difference.
+const MARKED: f64 = 1.1;
+
+/// `names` are how the page calls the two (their file names).
+pub fn render(a: &Export, b: &Export, names: [&str; 2]) -> anyhow::Result<String> {
+    if a.is_frontier() != b.is_frontier() {
+        bail!(
+            "{} and {} are different kinds of run (a --frontier run and a wait table): compare two of a kind",
+            names[0],
+            names[1]
+        );
+    }
+    let [name_a, name_b] = names.map(escape);
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "<header>\n<h1>punctual bench: B against A</h1>\n\
+         <p>A is <code>{name_a}</code> ({}), B is <code>{name_b}</code> ({}). Ratios are B over A: \
+         above 1 B is later or costs more. Beyond {MARKED}x either way a ratio is marked \
+         <span class=\"worse\">worse</span> or <span class=\"better\">better</span>.</p>",
+        escape(&a.environment.os),
+        escape(&b.environment.os),
+    );
+    for (label, export) in [("A", a), ("B", b)] {
+        let _ = write!(
+            body,
+            "<h3>{label}</h3>\n{}",
+            super::page::recommendation(export)
+        );
+    }
+    body.push_str("</header>\n");
+    let warned: Vec<String> = [("A", a), ("B", b)]
+        .iter()
+        .flat_map(|(label, e)| {
+            sections::warnings(e)
+                .into_iter()
+                .map(move |w| format!("{label}: {w}"))
+        })
+        .collect();
+    body.push_str(&super::page::warnings(&warned));
+    let mut waits = a.waits();
+    waits.extend(b.waits().into_iter().filter(|w| !a.waits().contains(w)));
+    for wait in waits {
+        let (rows_a, rows_b) = (a.rows_at(wait), b.rows_at(wait));
+        let name = sections::wait_name(wait);
+        let _ = writeln!(
+            body,
+            "<section class=\"wait\" id=\"wait-{wait}\">\n<h2>Wait {}</h2>",
+            escape(&name)
+        );
+        body.push_str(&differences(&rows_a, &rows_b).render());
+        body.push_str("<div class=\"pair\">\n");
+        for (label, rows, export) in [("A", &rows_a, a), ("B", &rows_b, b)] {
+            let _ = writeln!(body, "<div>\n<h3>{label}</h3>");
+            let svg = if export.is_frontier() {
+                Some(plots::frontier(rows, true)?)
+            } else {
+                plots::cdf(rows, true)?
+            };
+            match svg {
+                Some(svg) if !rows.is_empty() => body.push_str(&figure(
+                    &svg,
+                    &format!("{label}, wait {name}"),
+                    if export.is_frontier() {
+                        "p99 and p99.9 against CPU per wait: lower left is better."
+                    } else {
+                        "Share of waits that woke at most so late (log axis)."
+                    },
+                )),
+                _ => body.push_str("<p class=\"muted\">Nothing to plot at this wait.</p>\n"),
+            }
+            if !rows.is_empty() {
+                body.push_str(&sections::results(rows, export.run.mode == "grid").render());
+            }
+            body.push_str("</div>\n");
+        }
+        body.push_str("</div>\n</section>\n");
+    }
+    body.push_str("<section id=\"environment\">\n<h2>Environment</h2>\n");
+    body.push_str(&side_by_side(&a.environment.lines(), &b.environment.lines()).render());
+    body.push_str("</section>\n<section id=\"settings\">\n<h2>Load and mode</h2>\n");
+    body.push_str(&side_by_side(&sections::settings(&a.run), &sections::settings(&b.run)).render());
+    body.push_str("</section>\n<section id=\"command\">\n<h2>How these were made</h2>\n");
+    for (label, export) in [("A", a), ("B", b)] {
+        let _ = writeln!(
+            body,
+            "<p>{label}, punctual {}:</p>\n<pre><code>{}</code></pre>",
+            escape(&export.environment.punctual_version),
+            escape(&sections::command(export))
+        );
+    }
+    body.push_str("</section>\n");
+    Ok(page(
+        &format!("punctual bench: {} against {}", names[1], names[0]),
+        &body,
+    ))
+}
+
+/// Per method: p50, p99 and CPU per wait of A and B, and B over A.
+fn differences(rows_a: &[&Row], rows_b: &[&Row]) -> Table {
+    let mut table = Table::new(
+        "compare",
+        &[
+            "method", "p50 A", "p50 B", "B/A", "p99 A", "p99 B", "B/A", "cpu A", "cpu B", "B/A",
+        ],
+    );
+    let mut methods: Vec<&str> = rows_a.iter().map(|r| r.method.as_str()).collect();
+    methods.extend(
+        rows_b
+            .iter()
+            .map(|r| r.method.as_str())
+            .filter(|m| !rows_a.iter().any(|r| r.method == *m)),
+    );
+    for method in methods {
+        let (a, b) = (find(rows_a, method), find(rows_b, method));
+        let ours = a.or(b).is_some_and(|r| r.ours);
+        let mut cells = vec![Cell::from(if ours {
+            format!("{method} *")
+        } else {
+            method.to_string()
+        })];
+        let figures: [fn(&Row) -> u64; 3] = [|r| r.p50_ns, |r| r.p99_ns, |r| r.cpu_ns_per_wait];
+        for figure in figures {
+            let value = |row: Option<&Row>| row.filter(|r| r.samples > 0).map(figure);
+            let (va, vb) = (value(a), value(b));
+            let shown = |v: Option<u64>| v.map_or("-".to_string(), |ns| format_nanos(ns as f64));
+            cells.push(Cell::from(shown(va)));
+            cells.push(Cell::from(shown(vb)));
+            cells.push(ratio(va, vb));
+        }
+        table.row(ours.then_some("ours"), cells);
+    }
+    table
+}
+
+fn find<'a>(rows: &[&'a Row], method: &str) -> Option<&'a Row> {
+    rows.iter().copied().find(|r| r.method == method)
+}
+
+/// B over A, marked when it is far from 1; words beside the colour, for print and for
+/// readers who do not see it.
+fn ratio(a: Option<u64>, b: Option<u64>) -> Cell {
+    let (text, class) = match (a, b) {
+        (Some(0), Some(0)) => ("same".to_string(), None),
+        (Some(0), Some(_)) => ("from 0".to_string(), Some("worse")),
+        (Some(a), Some(b)) => {
+            let r = b as f64 / a as f64;
+            if r > MARKED {
+                (format!("{r:.2}x worse"), Some("worse"))
+            } else if r < 1.0 / MARKED {
+                (format!("{r:.2}x better"), Some("better"))
+            } else {
+                (format!("{r:.2}x"), None)
+            }
+        }
+        (Some(_), None) => ("only in A".to_string(), None),
+        (None, Some(_)) => ("only in B".to_string(), None),
+        (None, None) => ("-".to_string(), None),
+    };
+    Cell { text, class }
+}
+
+/// `label | A | B`, B marked where it differs from A.
+fn side_by_side(a: &[(&str, String)], b: &[(&str, String)]) -> Table {
+    let mut labels: Vec<&str> = a.iter().map(|(l, _)| *l).collect();
+    labels.extend(
+        b.iter()
+            .map(|(l, _)| *l)
+            .filter(|l| !a.iter().any(|(m, _)| m == l)),
+    );
+    labels.dedup();
+    let mut table = Table::new("facts", &["", "A", "B"]);
+    for label in labels {
+        let values = |lines: &[(&str, String)]| {
+            lines
+                .iter()
+                .filter(|(l, _)| *l == label)
+                .map(|(_, v)| v.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let (va, vb) = (values(a), values(b));
+        let class = (va != vb).then_some("differs");
+        table.row(
+            None,
+            vec![Cell::from(label), Cell::from(va), Cell { text: vb, class }],
+        );
+    }
+    table
+}

@@ -1,0 +1,31 @@
+//! `punctual bench --report FILE.html` and `punctual report`: one self-contained HTML page
+//! of a run (no script, no font, no request; the plots inline SVG), readable on a phone and
+//! printable, or of two runs side by side.
+//!
+//! Every page is made from the JSON export, read back: the page a run writes is the page
+//! `punctual report` later makes of that run's `--export-json` file.
+
+pub mod command;
+mod compare;
+mod html;
+mod model;
+mod page;
+mod plots;
+mod sections;
+
+use crate::bench::frontier::FrontierReport;
+use crate::bench::Report;
+use crate::export::json;
+use model::Export;
+
+/// The page of a wait table's run.
+pub fn bench_page(report: &Report) -> anyhow::Result<String> {
+    page::render(&Export::from_value(json::to_value(report)?, "the run")?)
+}
+
+/// The page of a `--frontier` run.
+pub fn frontier_page(report: &FrontierReport) -> anyhow::Result<String> {
+    let mut value = serde_json::to_value(report)?;
+    json::with_command(&mut value);
+    page::render(&Export::from_value(value, "the run")?)
+}

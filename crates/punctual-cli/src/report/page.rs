@@ -1,0 +1,118 @@
+//! The page of one export: the recommendation first, warnings, then per wait the table, the
+//! lateness distribution and its figures (or, for a frontier run, CPU against tail), the
+//! environment, the settings and the command.
+
+use std::fmt::Write;
+
+use super::html::{escape, figure, page};
+use super::model::Export;
+use super::{plots, sections};
+
+pub fn render(export: &Export) -> anyhow::Result<String> {
+    let mut body = String::new();
+    let kind = if export.is_frontier() {
+        "punctual bench --frontier"
+    } else {
+        "punctual bench"
+    };
+    let _ = writeln!(
+        body,
+        "<header>\n<h1>{kind}: how late each way to wait wakes, on {}</h1>",
+        escape(&export.environment.os)
+    );
+    body.push_str(&recommendation(export));
+    body.push_str("</header>\n");
+    body.push_str(&warnings(&sections::warnings(export)));
+    let grid = export.run.mode == "grid";
+    for wait in export.waits() {
+        let rows = export.rows_at(wait);
+        let name = sections::wait_name(wait);
+        let _ = writeln!(
+            body,
+            "<section class=\"wait\" id=\"wait-{wait}\">\n<h2>Wait {}</h2>",
+            escape(&name)
+        );
+        body.push_str(&sections::results(&rows, grid).render());
+        for note in rows
+            .iter()
+            .filter(|r| r.ours)
+            .filter_map(|r| r.note.as_ref())
+        {
+            let _ = writeln!(body, "<p class=\"muted\">{}</p>", escape(note));
+        }
+        if export.is_frontier() {
+            let svg = plots::frontier(&rows, false)?;
+            body.push_str(&figure(
+                &svg,
+                &format!("p99 and p99.9 lateness against CPU per wait, wait {name}"),
+                "CPU per wait across, lateness up (log axis): lower left is better. The table above gives every point.",
+            ));
+        } else {
+            match plots::cdf(&rows, false)? {
+                Some(svg) => {
+                    body.push_str(&figure(
+                        &svg,
+                        &format!("lateness distribution of every method, wait {name}"),
+                        "The share of waits that woke at most so late (log axis): a curve further left wakes closer to its deadline; where it reaches 0.99 is its p99.",
+                    ));
+                    if let Some(table) = sections::plotted(&rows) {
+                        body.push_str("<h3>The plotted points</h3>\n");
+                        body.push_str(&table.render());
+                    }
+                }
+                None => body.push_str("<p class=\"muted\">This export holds no lateness distribution (it was made before punctual kept one), so there is no plot.</p>\n"),
+            }
+        }
+        body.push_str("</section>\n");
+    }
+    body.push_str("<p class=\"muted\">* punctual's own methods. Lateness is the bench's clock reading once the method has returned, minus the deadline; early wakes count as 0 in the percentiles; cpu is CPU time per wait, and its share of the wait.</p>\n");
+    body.push_str("<section id=\"environment\">\n<h2>Environment</h2>\n");
+    body.push_str(&sections::facts(&export.environment.lines()).render());
+    body.push_str("</section>\n<section id=\"settings\">\n<h2>Load and mode</h2>\n");
+    body.push_str(&sections::facts(&sections::settings(&export.run)).render());
+    body.push_str("</section>\n");
+    body.push_str(&made_by(export));
+    Ok(page(&format!("{kind} on {}", export.environment.os), &body))
+}
+
+/// The advice, in one sentence, first; a frontier run's placements instead.
+pub fn recommendation(export: &Export) -> String {
+    if let Some(advice) = &export.recommendation {
+        return format!(
+            "<p class=\"recommendation\"><strong>Recommendation:</strong> {}</p>\n",
+            escape(advice)
+        );
+    }
+    let placed = sections::placements(export);
+    if placed.is_empty() {
+        return "<p class=\"recommendation\">No recommendation: no method was measured to advise.</p>\n".to_string();
+    }
+    let mut out = String::from("<div class=\"recommendation\"><strong>Where the adaptive methods sit against the fixed-margin frontier:</strong>\n<ul>\n");
+    for sentence in placed {
+        let _ = writeln!(out, "<li>{}</li>", escape(&sentence));
+    }
+    out.push_str("</ul>\n</div>\n");
+    out
+}
+
+pub fn warnings(warnings: &[String]) -> String {
+    if warnings.is_empty() {
+        return String::new();
+    }
+    let mut out =
+        String::from("<section id=\"warnings\">\n<h2>Warnings</h2>\n<ul class=\"warnings\">\n");
+    for warning in warnings {
+        let _ = writeln!(out, "<li>{}</li>", escape(warning));
+    }
+    out.push_str("</ul>\n</section>\n");
+    out
+}
+
+pub fn made_by(export: &Export) -> String {
+    format!(
+        "<section id=\"command\">\n<h2>How this was made</h2>\n<pre><code>{}</code></pre>\n\
+         <p class=\"muted\">punctual {}</p>\n</section>\n",
+        escape(&sections::command(export)),
+        escape(&export.environment.punctual_version)
+    )
+}

@@ -1,0 +1,226 @@
+//! The parts of a page both the one-export page and the comparison show: warnings, the
+//! run's settings, the tables, the command.
+
+use std::time::Duration;
+
+use super::html::{Cell, Table};
+use super::model::{Export, Row, Run};
+use crate::output::table::cpu_share_label;
+use crate::units::{format_duration, format_nanos, wait_label};
+
+/// What a reader should know before trusting the figures: the run's own notes, and what the
+/// environment says degrades timing.
+pub fn warnings(export: &Export) -> Vec<String> {
+    let env = &export.environment;
+    let mut warnings = Vec::new();
+    if !env.high_resolution_timer {
+        warnings.push(format!(
+            "the native timer ({}) is not high resolution: sleeps wake on the OS's tick",
+            env.native_timer
+        ));
+    }
+    if let Some(degraded) = &env.timer_degraded {
+        warnings.push(format!("the native timer is degraded: {degraded}"));
+    }
+    if let Some(vm) = env
+        .virtualization
+        .as_deref()
+        .filter(|v| !matches!(*v, "no" | "none"))
+    {
+        warnings.push(format!(
+            "the machine is virtualized ({vm}): a neighbour on the host can make any wait late"
+        ));
+    }
+    warnings.extend(export.notes.iter().cloned());
+    warnings
+}
+
+pub fn wait_name(wait_ns: u64) -> String {
+    wait_label(Duration::from_nanos(wait_ns))
+}
+
+/// The load and mode the run was made with, as `(label, value)`.
+pub fn settings(run: &Run) -> Vec<(&'static str, String)> {
+    let mut lines = vec![
+        ("mode", run.mode.clone()),
+        ("phase", run.phase.clone()),
+        (
+            "load",
+            match run.load_threads {
+                0 => "none".to_string(),
+                n => format!("{n} busy threads at {} priority", run.load),
+            },
+        ),
+    ];
+    if let Some(n) = run.samples_per_method {
+        lines.push(("size", format!("{n} samples per method and wait")));
+    }
+    if let Some(ns) = run.duration_per_method_ns {
+        lines.push((
+            "size",
+            format!(
+                "{} of waiting per method and wait",
+                format_duration(Duration::from_nanos(ns))
+            ),
+        ));
+    }
+    for size in &run.waits {
+        lines.push((
+            "size",
+            format!(
+                "{} samples per contender at {}",
+                size.samples_per_contender,
+                wait_name(size.wait_ns)
+            ),
+        ));
+    }
+    lines.push(("warm-up", format!("{} unrecorded waits first", run.warmup)));
+    if run.interrupted {
+        lines.push(("stopped", "early, by Ctrl-C".to_string()));
+    }
+    lines
+}
+
+pub fn facts(lines: &[(&str, String)]) -> Table {
+    let mut table = Table::new("facts", &[]);
+    for (label, value) in lines {
+        table.row(None, vec![Cell::from(*label), Cell::from(value.clone())]);
+    }
+    table
+}
+
+fn nanos(row: &Row, ns: f64) -> Cell {
+    if row.samples == 0 {
+        Cell::from("-")
+    } else {
+        Cell::from(format_nanos(ns))
+    }
+}
+
+fn name(row: &Row) -> String {
+    if row.ours {
+        format!("{} *", row.method)
+    } else {
+        row.method.clone()
+    }
+}
+
+/// One wait's table: a row per method (or contender).
+pub fn results(rows: &[&Row], grid: bool) -> Table {
+    let mut head = vec![
+        "method", "samples", "min", "mean", "p50", "p90", "p99", "p99.9", "max", "early",
+    ];
+    if grid {
+        head.push("missed");
+    }
+    head.extend(["cpu/wait", "cpu"]);
+    let mut table = Table::new("results", &head);
+    for row in rows {
+        let mut cells = vec![
+            Cell::from(name(row)),
+            Cell::from(row.samples.to_string()),
+            nanos(row, row.min_ns as f64),
+            nanos(row, row.mean_ns as f64),
+            nanos(row, row.p50_ns as f64),
+            nanos(row, row.p90_ns as f64),
+            nanos(row, row.p99_ns as f64),
+            nanos(row, row.p999_ns as f64),
+            nanos(row, row.max_ns as f64),
+            Cell::from(row.early.to_string()),
+        ];
+        if grid {
+            cells.push(Cell::from(row.missed.to_string()));
+        }
+        cells.push(nanos(row, row.cpu_ns_per_wait as f64));
+        cells.push(Cell::from(cpu_share_label(row.cpu_share)));
+        table.row(row.ours.then_some("ours"), cells);
+    }
+    table
+}
+
+/// The plotted points, for a reader who would rather read than squint: a row per
+/// percentile, a column per method.
+pub fn plotted(rows: &[&Row]) -> Option<Table> {
+    let drawn: Vec<&Row> = rows
+        .iter()
+        .copied()
+        .filter(|r| !r.lateness_percentiles.is_empty())
+        .collect();
+    let first = drawn.first()?;
+    let mut head = vec!["percentile".to_string()];
+    head.extend(drawn.iter().map(|r| name(r)));
+    let head: Vec<&str> = head.iter().map(String::as_str).collect();
+    let mut table = Table::new("plotted", &head);
+    for (i, p) in first.lateness_percentiles.iter().enumerate() {
+        let mut cells = vec![Cell::from(format!("{}", p.percentile))];
+        for row in &drawn {
+            cells.push(Cell::from(
+                row.lateness_percentiles
+                    .get(i)
+                    .map_or("-".to_string(), |q| format_nanos(q.lateness_ns as f64)),
+            ));
+        }
+        table.row(None, cells);
+    }
+    Some(table)
+}
+
+/// The command line, quoted as a shell would take it.
+pub fn command(export: &Export) -> String {
+    match &export.command {
+        Some(words) => words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" "),
+        None => "(not recorded: the export was made before punctual kept it)".to_string(),
+    }
+}
+
+fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./,=:@+%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// A frontier run's placements as sentences.
+pub fn placements(export: &Export) -> Vec<String> {
+    export
+        .placements
+        .iter()
+        .map(|p| {
+            let against = match (p.frontier_p99_ns, p.p99_to_frontier) {
+                (Some(f), Some(ratio)) => format!(
+                    "{ratio:.2}x the frontier's p99 of {} at that CPU ({})",
+                    format_nanos(f as f64),
+                    p.frontier_basis
+                ),
+                _ => format!("not placed against the frontier ({})", p.frontier_basis),
+            };
+            format!(
+                "At {}, {} woke with a p99 of {} for {} CPU per wait: {against}.",
+                wait_name(p.wait_ns),
+                p.method,
+                format_nanos(p.p99_ns as f64),
+                format_nanos(p.cpu_ns_per_wait as f64)
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quote;
+
+    #[test]
+    fn a_command_is_quoted_as_a_shell_takes_it() {
+        assert_eq!(quote("--wait"), "--wait");
+        assert_eq!(quote("100us,1ms"), "100us,1ms");
+        assert_eq!(quote("my report.html"), "'my report.html'");
+        assert_eq!(quote("it's"), r"'it'\''s'");
+        assert_eq!(quote(""), "''");
+        assert_eq!(quote("$HOME"), "'$HOME'");
+    }
+}
