@@ -10,6 +10,7 @@ use crate::bench::load::LoadKind;
 use crate::bench::method::{self, MethodSpec};
 use crate::bench::threads::WaitRange;
 use crate::bench::{Mode, Phase};
+use crate::sys::waits::THIS_OS;
 use crate::units;
 use punctual::Strategy;
 
@@ -36,18 +37,36 @@ pub enum Command {
 #[derive(Debug, Args)]
 #[command(after_help = BENCH_AFTER_HELP)]
 pub struct BenchArgs {
-    /// Methods to compare, comma-separated, or `all` (see --list-methods). With --scale:
-    /// async, async-rt, async-spin and tokio.
-    #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_methods)]
+    /// Methods to compare, comma-separated, and the groups `all` (the methods that run on
+    /// every OS) and `os` (this OS's own ways to wait: Sleep, timers, epoll...); see
+    /// --list-methods. With --scale: async, async-rt, async-spin and tokio.
+    #[arg(long, value_name = "LIST", default_value = "all", default_value_if("preset", "timetest", "os"), value_parser = parse_methods)]
     pub methods: MethodList,
 
     /// Wait lengths, comma-separated (e.g. 100us,1ms,10ms).
-    #[arg(long = "wait", value_name = "LIST", allow_hyphen_values = true, default_value = "100us,1ms,10ms", value_parser = units::parse_wait_list)]
+    #[arg(long = "wait", value_name = "LIST", allow_hyphen_values = true, default_value = "100us,1ms,10ms", default_value_if("preset", "timetest", "100ms"), value_parser = units::parse_wait_list)]
     pub waits: WaitList,
+
+    /// table: the bench's own; timetest: document 004's timetest.exe layout (MIN, AVG,
+    /// MAX and MAX OVER of each wait's time, in ticks of the clock, whose frequency it
+    /// names).
+    #[arg(
+        long,
+        value_enum,
+        default_value = "table",
+        default_value_if("preset", "timetest", "timetest")
+    )]
+    pub format: TableFormat,
+
+    /// Another tool's defaults. timetest: document 004's timetest.exe, 50 waits of 100 ms
+    /// with no warm-up, this OS's own ways to wait, --format timetest (each can still be
+    /// given).
+    #[arg(long, value_enum, conflicts_with_all = ["duration", "scale", "frontier", "threads"])]
+    pub preset: Option<Preset>,
 
     /// Waits to measure per method and wait length [default: measure for --duration]. With
     /// --scale: at least this many timers per method and N [default: 100].
-    #[arg(long, value_name = "N", allow_hyphen_values = true, conflicts_with = "duration", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, conflicts_with = "duration", default_value_if("preset", "timetest", "50"), value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub samples: Option<u64>,
 
     /// Measuring time per method and wait length.
@@ -55,7 +74,7 @@ pub struct BenchArgs {
     pub duration: Duration,
 
     /// Unrecorded waits per method before measuring each wait length.
-    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    #[arg(long, value_name = "N", default_value_t = 20, default_value_if("preset", "timetest", "0"), value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub warmup: u64,
 
     /// single: back-to-back waits; grid: absolute deadlines start + k * wait.
@@ -170,6 +189,12 @@ pub struct ProbeArgs {
     /// Print the findings as JSON instead of a report.
     #[arg(long)]
     pub json: bool,
+
+    /// Time this bench method instead of the OS's plain sleep (Win32 `Sleep()` on Windows,
+    /// `nanosleep()` at the default timer slack on Linux and macOS); see
+    /// `punctual bench --list-methods`.
+    #[arg(long, value_name = "NAME", value_parser = parse_probe_method, conflicts_with = "mock_timer")]
+    pub method: Option<&'static MethodSpec>,
 
     /// Longest time spent timing each request in each phase.
     #[arg(long, value_name = "TIME", allow_hyphen_values = true, default_value = "800ms", value_parser = parse_duration_budget)]
@@ -286,6 +311,19 @@ pub enum CpuList {
     Listed(Vec<usize>),
 }
 
+/// How `bench` prints its results on standard output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TableFormat {
+    Table,
+    Timetest,
+}
+
+/// Another tool's defaults, for comparing outputs side by side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Preset {
+    Timetest,
+}
+
 /// The methods `--methods` named, in table order.
 #[derive(Debug, Clone)]
 pub struct MethodList {
@@ -305,28 +343,45 @@ pub type WaitList = Vec<Duration>;
 fn parse_methods(text: &str) -> Result<MethodList, String> {
     if text.trim() == "all" {
         return Ok(MethodList {
-            specs: method::sync_methods().collect(),
+            specs: method::portable().collect(),
             scale_only: Vec::new(),
             all: true,
         });
     }
     let mut chosen = Vec::new();
     let mut scale_only = Vec::new();
+    let mut choose = |spec: &'static MethodSpec| {
+        if !chosen.iter().any(|c: &&MethodSpec| c.name == spec.name) {
+            chosen.push(spec);
+        }
+    };
     for name in text.split(',').map(str::trim) {
-        let Some(spec) = method::find(name) else {
-            return Err(format!(
-                "unknown method `{name}` (known: {}; with --scale also {}; or all)",
-                method::names(),
-                method::scale_only_names()
-            ));
-        };
-        let list = if spec.sync.is_some() {
-            &mut chosen
-        } else {
-            &mut scale_only
-        };
-        if !list.iter().any(|c: &&MethodSpec| c.name == spec.name) {
-            list.push(spec);
+        match name {
+            "all" => method::portable().for_each(&mut choose),
+            "os" => method::os_primitives().for_each(&mut choose),
+            _ => {
+                let Some(spec) = method::find(name) else {
+                    return Err(format!(
+                        "unknown method `{name}` (known here: {}; with --scale also {}; or the groups all, os)",
+                        method::names(),
+                        method::scale_only_names()
+                    ));
+                };
+                if !spec.runs_here() {
+                    return Err(format!(
+                        "method `{name}` waits with {}'s own primitive; this program was built for {}",
+                        spec.runs_on.names(),
+                        THIS_OS.name()
+                    ));
+                }
+                if spec.sync.is_none() {
+                    if !scale_only.iter().any(|c: &&MethodSpec| c.name == spec.name) {
+                        scale_only.push(spec);
+                    }
+                } else {
+                    choose(spec);
+                }
+            }
         }
     }
     chosen.sort_by_key(|spec| method::position(spec));
@@ -335,6 +390,15 @@ fn parse_methods(text: &str) -> Result<MethodList, String> {
         scale_only,
         all: false,
     })
+}
+
+fn parse_probe_method(text: &str) -> Result<&'static MethodSpec, String> {
+    match parse_methods(text)?.specs.as_slice() {
+        [spec] => Ok(spec),
+        _ => Err(format!(
+            "`{text}`: name one method, e.g. nanosleep or sleep-ms"
+        )),
+    }
 }
 
 /// The most timers `--scale` accepts at once: ten million tasks take gigabytes already.

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::sys::waits::{self, TickClock};
 use crate::sys::{self, Platform};
 use crate::units::format_duration;
 
@@ -46,12 +47,36 @@ pub struct Environment {
     pub high_resolution_timer: bool,
     /// Why the native timer is degraded, when it is.
     pub timer_degraded: Option<String>,
-    /// The system timer resolution (Windows).
+    /// The system timer resolution now, its coarsest and finest (`NtQueryTimerResolution`),
+    /// and whether some process holds a `timeBeginPeriod` (Windows).
     pub timer_resolution: Option<String>,
+    /// Whether Windows may ignore this process's timer-resolution requests to save power
+    /// (`PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION`, Windows 11).
+    pub timer_throttling: Option<String>,
+    /// The clock the bench times every method with (`Instant`'s) and its ticks per second.
+    pub instant_clock: InstantClock,
     /// The scheduling policy of the measuring threads.
     pub scheduling: Option<String>,
     /// The clock CPU time per wait is read from.
     pub thread_cpu_clock: String,
+}
+
+/// The clock `Instant` reads and its ticks per second (document 004's `QPC Timer is
+/// 10000000 Hz`), as an export carries it; an export that lacks it reads back as an unknown
+/// clock of 0 Hz.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct InstantClock {
+    pub name: String,
+    pub hz: u64,
+}
+
+impl From<TickClock> for InstantClock {
+    fn from(clock: TickClock) -> InstantClock {
+        InstantClock {
+            name: clock.name.to_string(),
+            hz: clock.hz,
+        }
+    }
 }
 
 impl Environment {
@@ -86,6 +111,8 @@ impl Environment {
             high_resolution_timer: info.high_resolution,
             timer_degraded: info.degraded,
             timer_resolution: facts.timer_resolution,
+            timer_throttling: facts.timer_throttling,
+            instant_clock: waits::instant_clock().into(),
             scheduling: facts.scheduling,
             thread_cpu_clock: <sys::Os as Platform>::THREAD_CPU_CLOCK.to_string(),
         }
@@ -112,6 +139,11 @@ impl Environment {
             high_resolution_timer: true,
             timer_degraded: None,
             timer_resolution: None,
+            timer_throttling: None,
+            instant_clock: InstantClock {
+                name: "mock QPC".to_string(),
+                hz: 10_000_000,
+            },
             scheduling: Some("SCHED_OTHER, nice 0".to_string()),
             thread_cpu_clock: "mock CPU clock".to_string(),
         }
@@ -186,6 +218,7 @@ impl Environment {
             )),
         );
         push("timer resolution", self.timer_resolution.clone());
+        push("timer throttling", self.timer_throttling.clone());
         push("scheduling", self.scheduling.clone());
         push("cpu clock", Some(self.thread_cpu_clock.clone()));
         lines

@@ -51,10 +51,56 @@ fn bad_arguments_are_clear_errors() {
         (&["probe", "--mock-quantum", "15ms"][..], "--mock-timer"),
         (&["probe", "--time-per-request", "0s"][..], "zero"),
         (
+            &["probe", "--method", "sleepy"][..],
+            "unknown method `sleepy`",
+        ),
+        (&["probe", "--method", "os"][..], "name one method"),
+        (&["probe", "--method", "native,std"][..], "name one method"),
+        (
+            &["probe", "--method", OTHER_OS_METHOD][..],
+            "this program was built for",
+        ),
+        (
             &["probe", "--time-per-request", "soon"][..],
             "not a duration",
         ),
     ] {
         assert_usage_error(args, message);
+    }
+}
+
+/// A method of another OS than the one the tests run on.
+const OTHER_OS_METHOD: &str = if cfg!(target_os = "linux") {
+    "sleep-ms"
+} else {
+    "timerfd"
+};
+
+/// The real probe times the OS's plain sleep and says which; `--method` swaps in another.
+#[test]
+fn the_real_probe_names_the_plain_os_sleep_or_the_method_asked() {
+    let findings = |extra: &[&str]| -> serde_json::Value {
+        let args = [&["probe", "--json", "--time-per-request", "1ms"][..], extra].concat();
+        serde_json::from_str(&stdout_of(&args)).unwrap()
+    };
+    let plain = if cfg!(windows) {
+        "Win32 Sleep()"
+    } else if cfg!(target_os = "linux") {
+        "nanosleep() at the default timer slack"
+    } else {
+        "nanosleep()"
+    };
+    let json = findings(&[]);
+    assert_eq!(json["sleep"], plain);
+    assert_eq!(json["requests"].as_array().unwrap().len(), 11);
+    let json = findings(&["--method", "spin"]);
+    assert!(
+        json["sleep"].as_str().unwrap().starts_with("`spin` ("),
+        "{json}"
+    );
+    // A busy wait on the probe's own clock is never short of its request.
+    for request in json["requests"].as_array().unwrap() {
+        let request_ns = request["request_ns"].as_u64().unwrap();
+        assert!(request["back_to_back"]["min_ns"].as_u64().unwrap() >= request_ns);
     }
 }

@@ -24,7 +24,7 @@ pub fn command(args: BenchArgs) -> anyhow::Result<ExitCode> {
         usage_error(clap::error::ErrorKind::ArgumentConflict, message);
     }
     if args.list_methods {
-        stdio::print(&method_list())?;
+        stdio::print(&method::listing())?;
         return Ok(ExitCode::SUCCESS);
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -107,22 +107,6 @@ fn written(all: bool) -> ExitCode {
 
 fn usage_error(kind: clap::error::ErrorKind, message: String) -> ! {
     Cli::command().error(kind, message).exit()
-}
-
-/// `--list-methods`: the single-thread methods in table order, then those only the scale
-/// mode has.
-fn method_list() -> String {
-    let sync = method::sync_methods().map(|spec| (spec, ""));
-    let scale_only = method::METHODS
-        .iter()
-        .filter(|spec| spec.scale_only())
-        .map(|spec| (spec, " (--scale only)"));
-    let mut list = String::new();
-    for (spec, only) in sync.chain(scale_only) {
-        let ours = if spec.ours { " (ours)" } else { "" };
-        list.push_str(&format!("{:<12} {}{ours}{only}\n", spec.name, spec.about));
-    }
-    list
 }
 
 fn names(specs: &[&MethodSpec]) -> Vec<&'static str> {

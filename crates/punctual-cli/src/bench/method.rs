@@ -10,6 +10,7 @@ use super::methods::mock::MockProfile;
 use super::scale::mock::ScaleMockProfile;
 use super::scale::worker::WorkerArgs;
 use super::scale::ScaleResult;
+use crate::sys::waits::{TargetOs, THIS_OS};
 
 /// One way to wait, as the bench drives it.
 ///
@@ -77,6 +78,14 @@ pub struct MethodSpec {
     pub about: &'static str,
     /// Whether this is one of punctual's own methods (as opposed to a peer).
     pub ours: bool,
+    /// Where it runs: the portable methods everywhere, an OS's own primitives on that OS.
+    pub runs_on: Oses,
+    /// Where it is one of the OS's own ways to wait (the `os` group of `--methods`).
+    pub os_primitive_on: Oses,
+    /// Where it promises never to return before the deadline by the caller's clock (the
+    /// smoke tests assert it there only: `Sleep`, the waitable timers and mingw's sleeps
+    /// promise no such thing).
+    pub never_early_on: Oses,
     /// The method as one thread waits with it (the wait table, `--frontier`, `--threads`),
     /// or `None` when only the scale mode has it.
     pub sync: Option<SyncSpec>,
@@ -123,6 +132,92 @@ impl MethodSpec {
     }
 }
 
+impl MethodSpec {
+    /// Whether it runs on the OS this program was built for.
+    pub fn runs_here(&self) -> bool {
+        self.runs_on.contains(THIS_OS)
+    }
+
+    /// Whether it promises here never to wake before its deadline.
+    pub fn never_early_here(&self) -> bool {
+        self.never_early_on.contains(THIS_OS)
+    }
+
+    /// Whether it is in this OS's `os` group.
+    pub fn os_primitive_here(&self) -> bool {
+        self.os_primitive_on.contains(THIS_OS)
+    }
+}
+
+/// A set of OSes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Oses {
+    pub linux: bool,
+    pub macos: bool,
+    pub windows: bool,
+    pub other: bool,
+}
+
+impl Oses {
+    pub const ALL: Oses = Oses {
+        linux: true,
+        macos: true,
+        windows: true,
+        other: true,
+    };
+    pub const NONE: Oses = Oses {
+        linux: false,
+        macos: false,
+        windows: false,
+        other: false,
+    };
+    pub const LINUX: Oses = Oses {
+        linux: true,
+        ..Oses::NONE
+    };
+    pub const MACOS: Oses = Oses {
+        macos: true,
+        ..Oses::NONE
+    };
+    pub const WINDOWS: Oses = Oses {
+        windows: true,
+        ..Oses::NONE
+    };
+    /// Linux and macOS.
+    pub const UNIX: Oses = Oses {
+        linux: true,
+        macos: true,
+        ..Oses::NONE
+    };
+    /// Linux, macOS and Windows: the OSes with a primitive of their own for a method.
+    pub const NAMED: Oses = Oses {
+        other: false,
+        ..Oses::ALL
+    };
+
+    pub fn contains(self, os: TargetOs) -> bool {
+        match os {
+            TargetOs::Linux => self.linux,
+            TargetOs::Macos => self.macos,
+            TargetOs::Windows => self.windows,
+            TargetOs::Other => self.other,
+        }
+    }
+
+    /// `Linux, Windows`, or `every OS`.
+    pub fn names(self) -> String {
+        if self == Oses::ALL {
+            return "every OS".to_string();
+        }
+        [TargetOs::Linux, TargetOs::Macos, TargetOs::Windows]
+            .into_iter()
+            .filter(|&os| self.contains(os))
+            .map(TargetOs::name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 /// Every method compiled in, in the order tables list them.
 pub const METHODS: &[MethodSpec] = &[
     methods::native::SPEC,
@@ -135,6 +230,18 @@ pub const METHODS: &[MethodSpec] = &[
     methods::spin_sleep::SPEC,
     methods::tokio::SPEC,
     methods::async_io::SPEC,
+    methods::nanosleep::SPEC,
+    methods::timerfd::SPEC,
+    methods::epoll::SPEC,
+    methods::poll::SPEC,
+    methods::select::SPEC,
+    methods::sched_yield::SPEC,
+    methods::kqueue::SPEC,
+    methods::sleep_ms::SPEC,
+    methods::sleep_ms_period1::SPEC,
+    methods::waitable_timer::SPEC,
+    methods::hybrid_fixed::SPEC,
+    methods::usleep::SPEC,
 ];
 
 /// The methods one thread waits with, in table order.
@@ -152,6 +259,16 @@ pub fn find(name: &str) -> Option<&'static MethodSpec> {
     METHODS.iter().find(|m| m.name == name)
 }
 
+/// The methods `all` stands for: the single-thread methods that run on every OS.
+pub fn portable() -> impl Iterator<Item = &'static MethodSpec> {
+    sync_methods().filter(|m| m.runs_on == Oses::ALL)
+}
+
+/// The methods `os` stands for: this OS's own ways to wait.
+pub fn os_primitives() -> impl Iterator<Item = &'static MethodSpec> {
+    sync_methods().filter(|m| m.os_primitive_here())
+}
+
 /// Where `spec` stands in [`METHODS`], for sorting by table order.
 pub fn position(spec: &MethodSpec) -> Option<usize> {
     METHODS.iter().position(|m| m.name == spec.name)
@@ -161,9 +278,9 @@ fn join<'a>(names: impl Iterator<Item = &'a MethodSpec>) -> String {
     names.map(|m| m.name).collect::<Vec<_>>().join(", ")
 }
 
-/// `native, hybrid, ...` (the single-thread methods) for error messages.
+/// `native, hybrid, ...` (the single-thread methods that run here) for error messages.
 pub fn names() -> String {
-    join(sync_methods())
+    join(sync_methods().filter(|m| m.runs_here()))
 }
 
 /// `async, async-rt, async-spin, tokio` for error messages.
@@ -174,6 +291,39 @@ pub fn scale_names() -> String {
 /// The methods only the scale mode has, for error messages.
 pub fn scale_only_names() -> String {
     join(METHODS.iter().filter(|m| m.scale_only()))
+}
+
+/// `--list-methods`: every single-thread method compiled in, in table order, with the
+/// groups it is in here, or the OSes it runs on where that is not this one; then those only
+/// the scale mode has.
+pub fn listing() -> String {
+    let mut list = String::new();
+    for spec in sync_methods() {
+        let ours = if spec.ours { " (ours)" } else { "" };
+        let groups = match (spec.runs_on == Oses::ALL, spec.os_primitive_here()) {
+            _ if !spec.runs_here() => format!("{} only, not this OS", spec.runs_on.names()),
+            (true, true) => "all, os".to_string(),
+            (true, false) => "all".to_string(),
+            (false, _) => format!("os; runs on {}", spec.runs_on.names()),
+        };
+        let never_early = if spec.never_early_here() {
+            "; never early"
+        } else {
+            ""
+        };
+        list.push_str(&format!(
+            "{:<16} {}{ours} [{groups}{never_early}]\n",
+            spec.name, spec.about
+        ));
+    }
+    for spec in METHODS.iter().filter(|spec| spec.scale_only()) {
+        let ours = if spec.ours { " (ours)" } else { "" };
+        list.push_str(&format!(
+            "{:<16} {}{ours} (--scale only)\n",
+            spec.name, spec.about
+        ));
+    }
+    list
 }
 
 #[cfg(test)]

@@ -5,13 +5,14 @@
 use super::file::{Destination, OutputFile};
 use super::stdio;
 use crate::bench::Report;
-use crate::cli::BenchArgs;
+use crate::cli::{BenchArgs, TableFormat};
 use crate::export::ExportFormat;
 
 /// The outputs of one run, checked.
 #[derive(Debug)]
 pub struct Destinations {
     table_to_stdout: bool,
+    format: TableFormat,
     exports: Vec<(ExportFormat, Destination)>,
     plot: Option<OutputFile>,
     report: Option<OutputFile>,
@@ -43,6 +44,7 @@ impl Destinations {
             table_to_stdout: !exports
                 .iter()
                 .any(|(_, d)| matches!(d, Destination::Stdout)),
+            format: args.format,
             exports,
             plot,
             report,
@@ -60,7 +62,10 @@ impl Destinations {
             }
         };
         if self.table_to_stdout {
-            outcome(stdio::print(&super::table::render(report)));
+            outcome(stdio::print(&match self.format {
+                TableFormat::Table => super::table::render(report),
+                TableFormat::Timetest => super::timetest::render(report),
+            }));
         }
         for (format, destination) in &self.exports {
             outcome(

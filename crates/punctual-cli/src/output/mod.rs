@@ -8,3 +8,4 @@ pub mod progress;
 pub mod scale;
 pub mod stdio;
 pub mod table;
+pub mod timetest;

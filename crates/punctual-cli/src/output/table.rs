@@ -124,9 +124,16 @@ pub fn render(report: &Report) -> String {
             "\nwait {}: lateness past the deadline (lower is better)",
             wait_label(Duration::from_nanos(wait))
         );
+        // Wide enough for the longest name and its `*` (`sleep-ms-period1`), 12 at least.
+        let width = rows
+            .iter()
+            .map(|r| r.method.len() + if r.ours { 2 } else { 0 })
+            .max()
+            .unwrap_or(0)
+            .max(12);
         let _ = write!(
             out,
-            "  {:<12} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6}",
+            "  {:<width$} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6}",
             "method", "samples", "min", "mean", "p50", "p90", "p99", "p99.9", "max", "early"
         );
         if grid {
@@ -140,7 +147,7 @@ pub fn render(report: &Report) -> String {
                 r.method.clone()
             };
             let cells = cells(r);
-            let _ = write!(out, "  {name:<12} {:>7}", cells.samples);
+            let _ = write!(out, "  {name:<width$} {:>7}", cells.samples);
             for value in &cells.lateness {
                 let _ = write!(out, " {value:>9}");
             }
@@ -150,7 +157,7 @@ pub fn render(report: &Report) -> String {
             }
             let _ = writeln!(out, " {:>10} {:>7}", cells.cpu_per_wait, cells.cpu_share);
         }
-        for r in rows.iter().filter(|r| r.ours) {
+        for r in &rows {
             if let Some(note) = &r.note {
                 let _ = writeln!(out, "  {note}");
             }

@@ -4,13 +4,14 @@
 
 use std::time::{Duration, Instant};
 
+use crate::bench::method::WaitMethod;
 use crate::rng::Rng;
 use crate::sys::{self, CoarseClock, Platform};
 
 pub trait ProbeClock {
     /// Nanoseconds since the probe started, on the fine clock.
     fn now_ns(&mut self) -> u64;
-    /// `std::thread::sleep`, as a naive program calls it.
+    /// The sleep probed, as a naive program calls it (the OS's plain sleep by default).
     fn sleep(&mut self, duration: Duration);
     /// Busy work, to scramble the phase.
     fn busy(&mut self, duration: Duration);
@@ -21,13 +22,17 @@ pub trait ProbeClock {
 pub struct RealClock {
     start: Instant,
     coarse: Option<CoarseClock>,
+    sleeper: Box<dyn WaitMethod>,
 }
 
 impl RealClock {
-    pub fn new() -> RealClock {
+    /// Times `sleeper`, one of bench's methods, each sleep asked for as a deadline that
+    /// far from now (the method turns it into the call's own unit).
+    pub fn new(sleeper: Box<dyn WaitMethod>) -> RealClock {
         RealClock {
             start: Instant::now(),
             coarse: sys::Os::coarse_clock(),
+            sleeper,
         }
     }
 }
@@ -38,7 +43,7 @@ impl ProbeClock for RealClock {
     }
 
     fn sleep(&mut self, duration: Duration) {
-        std::thread::sleep(duration);
+        self.sleeper.wait_until(Instant::now() + duration);
     }
 
     fn busy(&mut self, duration: Duration) {

@@ -13,9 +13,13 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use anyhow::Context;
+
+use crate::bench::method;
 use crate::cli::ProbeArgs;
 use crate::output::stdio;
 use crate::rng::Rng;
+use crate::sys::waits;
 use analysis::CheatRow;
 use clock::{MockClock, ProbeClock, RealClock};
 use measure::{Ruler, Timing, REQUESTS_US};
@@ -37,7 +41,8 @@ pub struct Request {
 /// Everything the probe found.
 #[derive(Debug, Clone, Serialize)]
 pub struct Findings {
-    /// What was probed: `std::thread::sleep`, on this OS.
+    /// What was probed: the OS's plain sleep (Win32 `Sleep()`, `nanosleep()`) or the
+    /// method `--method` named.
     pub sleep: String,
     pub os: String,
     pub ruler: Ruler,
@@ -60,12 +65,31 @@ pub fn command(args: &ProbeArgs) -> anyhow::Result<()> {
             &mut MockClock::new(args.mock_quantum),
             args.time_per_request,
             "MockOS".into(),
+            MOCK_SLEEP.into(),
             7,
         )
     } else {
         let os = format!("{} {}", std::env::consts::OS, std::env::consts::ARCH);
         let seed = std::process::id() as u64;
-        probe(&mut RealClock::new(), args.time_per_request, os, seed)
+        let (spec, sleep) = match args.method {
+            Some(spec) => (spec, format!("`{}` ({})", spec.name, spec.about)),
+            None => {
+                let plain = waits::PLAIN_SLEEP;
+                let spec = method::find(plain.method).with_context(|| {
+                    format!("the plain sleep `{}` is not built in", plain.method)
+                })?;
+                (spec, plain.primitive.to_string())
+            }
+        };
+        let sleeper =
+            (spec.sync()?.create)().with_context(|| format!("setting up `{}`", spec.name))?;
+        probe(
+            &mut RealClock::new(sleeper),
+            args.time_per_request,
+            os,
+            sleep,
+            seed,
+        )
     };
     if args.json {
         stdio::print(&format!("{}\n", serde_json::to_string_pretty(&findings)?))
@@ -74,7 +98,16 @@ pub fn command(args: &ProbeArgs) -> anyhow::Result<()> {
     }
 }
 
-fn probe(clock: &mut dyn ProbeClock, budget: Duration, os: String, seed: u64) -> Findings {
+/// What the mock's report calls the sleep it models.
+const MOCK_SLEEP: &str = "mock_sleep()";
+
+fn probe(
+    clock: &mut dyn ProbeClock,
+    budget: Duration,
+    os: String,
+    sleep: String,
+    seed: u64,
+) -> Findings {
     let mut rng = Rng::new(seed);
     let ruler = measure::ruler(clock);
     let requests: Vec<Duration> = REQUESTS_US
@@ -113,7 +146,7 @@ fn probe(clock: &mut dyn ProbeClock, budget: Duration, os: String, seed: u64) ->
         over.get(over.len() / 2).copied().unwrap_or(0)
     });
     Findings {
-        sleep: "std::thread::sleep".to_string(),
+        sleep,
         os,
         ruler,
         requests: requests

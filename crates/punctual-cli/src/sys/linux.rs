@@ -154,6 +154,7 @@ impl Platform for Os {
             cpufreq_governor: read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
             scheduling: scheduling(),
             timer_resolution: None,
+            timer_throttling: None,
         }
     }
 

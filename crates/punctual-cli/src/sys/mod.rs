@@ -13,7 +13,9 @@
 //! | `generic.rs` | anything else, and every test build (so it is known to fit) |
 //!
 //! `unix.rs` holds what Linux and macOS share; `punctual_sys::backends!` picks the file,
-//! as it does for every crate of the workspace.
+//! as it does for every crate of the workspace. `waits.rs` holds the wait primitives of
+//! `bench`'s OS methods, every OS's on every OS (`linux_waits.rs`, `macos_waits.rs`,
+//! `windows_waits.rs`, and `absent_waits.rs` for the others).
 
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -47,6 +49,7 @@ pub struct Facts {
     pub cpufreq_governor: Option<String>,
     pub scheduling: Option<String>,
     pub timer_resolution: Option<String>,
+    pub timer_throttling: Option<String>,
 }
 
 /// What `uname(2)` tells, for the `sysinfo` of the rt-tests JSON layout.
@@ -129,5 +132,7 @@ pub trait Platform {
 
 #[cfg(unix)]
 mod unix;
+
+pub mod waits;
 
 punctual_sys::backends!(Os);

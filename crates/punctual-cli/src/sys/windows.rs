@@ -35,9 +35,15 @@ fn timer_resolution() -> Option<String> {
     // SAFETY: three valid, writable u32s; the call only fills them (100 ns units).
     let status = unsafe { NtQueryTimerResolution(&mut coarsest, &mut finest, &mut current) };
     let ms = |v: u32| f64::from(v) / 10_000.0;
+    // Finer than the coarsest: some process holds a timeBeginPeriod.
+    let raised = if current < coarsest {
+        "a timeBeginPeriod is in force"
+    } else {
+        "no timeBeginPeriod in force"
+    };
     (status == 0).then(|| {
         format!(
-            "{:.3} ms now (coarsest {:.3} ms, finest {:.3} ms)",
+            "{:.3} ms now (coarsest {:.3} ms, finest {:.3} ms): {raised}",
             ms(current),
             ms(coarsest),
             ms(finest)
@@ -124,6 +130,7 @@ impl Platform for Os {
                 "priority class {class:#x}, thread priority {thread}"
             )),
             timer_resolution: timer_resolution(),
+            timer_throttling: super::waits::windows::timer_resolution_throttling(),
             ..Facts::default()
         }
     }

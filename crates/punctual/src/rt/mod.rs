@@ -116,6 +116,45 @@ pub fn set_timer_slack(slack: Duration) -> Result<(), RtError> {
     <sys::Os as RealTime>::set_timer_slack(slack)
 }
 
+/// Keeps this process's timer-resolution requests in force while its windows are hidden or
+/// minimised: opts the process out of Windows 11's power throttling of timer resolution.
+///
+/// From Windows 11, a process whose windows are not visible may have its
+/// `timeBeginPeriod` requests ignored to save power, so `Sleep()` and the normal timers go
+/// back to the 15.625 ms tick. punctual's own sleeps do not depend on `timeBeginPeriod`
+/// (they use the high-resolution waitable timer), but a program that also calls `Sleep()`,
+/// or hosts code that does, may want this. It is process-wide and lasts until the process
+/// ends. `punctual bench` shows the process's state as `timer throttling`.
+///
+/// # Errors
+///
+/// [`RtError::Unsupported`] off Windows (no such throttling), and on Windows without
+/// `SetProcessInformation` (before Windows 8, Wine); [`RtError::Io`] if Windows refuses,
+/// as Windows 10 may for a flag it does not know.
+///
+/// # Examples
+///
+/// ```
+/// use punctual::rt::{self, RtError};
+///
+/// match rt::keep_timer_resolution() {
+///     Ok(()) => println!("timeBeginPeriod stays in force while hidden"),
+///     Err(RtError::Unsupported { .. }) => {}
+///     Err(e) => eprintln!("timer-resolution throttling stays as Windows chooses: {e}"),
+/// }
+/// #[cfg(not(windows))]
+/// assert!(matches!(rt::keep_timer_resolution(), Err(RtError::Unsupported { .. })));
+/// ```
+///
+/// # Implementation notes
+///
+/// Windows: `SetProcessInformation(ProcessPowerThrottling)` with
+/// `PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION` in `ControlMask` and not in
+/// `StateMask`.
+pub fn keep_timer_resolution() -> Result<(), RtError> {
+    <sys::Os as RealTime>::keep_timer_resolution()
+}
+
 /// The calling thread's scheduling policy and priority.
 ///
 /// # Errors

@@ -68,6 +68,10 @@ impl RealTime for Os {
         unsupported("CPU affinity")
     }
 
+    fn keep_timer_resolution() -> Result<(), RtError> {
+        unsupported("opting out of timer-resolution power throttling")
+    }
+
     fn rt_throttling() -> Option<RtThrottling> {
         None
     }

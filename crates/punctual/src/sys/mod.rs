@@ -78,6 +78,7 @@ pub(crate) trait RealTime {
     fn set_affinity(cpus: &[usize]) -> Result<(), RtError>;
     fn available_cpus() -> Result<Vec<usize>, RtError>;
     fn rt_throttling() -> Option<RtThrottling>;
+    fn keep_timer_resolution() -> Result<(), RtError>;
 }
 
 /// The DMA-latency request type of the backend in use.

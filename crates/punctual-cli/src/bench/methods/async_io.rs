@@ -1,6 +1,6 @@
 use std::time::Instant;
 
-use crate::bench::method::{MethodSpec, SyncSpec, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
 use crate::bench::methods::mock::MockProfile;
 
 /// async-io's `Timer::at`, driven by `async_io::block_on` on the measuring thread.
@@ -17,6 +17,9 @@ pub const SPEC: MethodSpec = MethodSpec {
     name: "async-io",
     about: "async_io::Timer::at under async_io::block_on",
     ours: false,
+    runs_on: Oses::ALL,
+    os_primitive_on: Oses::NONE,
+    never_early_on: Oses::NONE,
     sync: Some(SyncSpec {
         create: || Ok(Box::new(AsyncIo)),
         mock: MockProfile::new(60_000, 20_000, 300_000, 5_000, 0.0),

@@ -1,7 +1,7 @@
 use punctual::future::{DriverConfig, SpinTail};
 
 use super::AsyncPunctual;
-use crate::bench::method::{MethodSpec, ScaleSpec, SyncSpec};
+use crate::bench::method::{MethodSpec, Oses, ScaleSpec, SyncSpec};
 use crate::bench::methods::mock::MockProfile;
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::PunctualTimer;
@@ -11,6 +11,9 @@ pub const SPEC: MethodSpec = MethodSpec {
     name: "async",
     about: "punctual::future::sleep_until on a tokio current-thread runtime, a private driver with no spin tail",
     ours: true,
+    runs_on: Oses::ALL,
+    os_primitive_on: Oses::NONE,
+    never_early_on: Oses::NONE,
     sync: Some(SyncSpec {
         create: || Ok(Box::new(AsyncPunctual::new(SPEC.name, SpinTail::None)?)),
         mock: MockProfile::new(24_000, 6_000, 300_000, 6_500, 0.0),

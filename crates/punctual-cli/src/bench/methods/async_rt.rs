@@ -1,4 +1,4 @@
-use crate::bench::method::{MethodSpec, ScaleSpec};
+use crate::bench::method::{MethodSpec, Oses, ScaleSpec};
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::PunctualTimer;
 use crate::bench::scale::worker;
@@ -13,6 +13,9 @@ pub const SPEC: MethodSpec = MethodSpec {
     name: "async-rt",
     about: "async, the driver thread at SCHED_FIFO 10 and the executor's while deadlines run (where allowed)",
     ours: true,
+    runs_on: Oses::ALL,
+    os_primitive_on: Oses::NONE,
+    never_early_on: Oses::NONE,
     sync: None,
     scale: Some(ScaleSpec {
         measure: |args| worker::measure(PunctualTimer::realtime(RT_PRIORITY)?, args),

@@ -2,7 +2,7 @@ use punctual::future::{DriverConfig, SpinTail};
 use punctual::HybridConfig;
 
 use super::AsyncPunctual;
-use crate::bench::method::{MethodSpec, ScaleSpec, SyncSpec};
+use crate::bench::method::{MethodSpec, Oses, ScaleSpec, SyncSpec};
 use crate::bench::methods::mock::MockProfile;
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::PunctualTimer;
@@ -20,6 +20,9 @@ pub const SPEC: MethodSpec = MethodSpec {
     name: "async-spin",
     about: "as async, with the learned spin tail (budget: half of each sleep): the timer fires early, the task spins to the deadline",
     ours: true,
+    runs_on: Oses::ALL,
+    os_primitive_on: Oses::NONE,
+    never_early_on: Oses::NONE,
     sync: Some(SYNC),
     scale: Some(ScaleSpec {
         measure: |args| {

@@ -1,5 +1,6 @@
 //! One file per method. To add one: write a file with a `pub const SPEC: MethodSpec` (every
-//! part it has, each with its mock), declare it here and list it in `method::METHODS`.
+//! part it has, each with its mock), declare it here and list it in `method::METHODS`; an
+//! OS's own primitive calls it through `sys::waits` (no `cfg` here).
 
 pub mod async_io;
 pub mod async_native;
@@ -12,6 +13,23 @@ pub mod spin;
 pub mod spin_sleep;
 pub mod std_sleep;
 pub mod tokio;
+
+// The OS's own ways to wait (the `os` group): each compiles everywhere, runs where its
+// spec's `runs_on` says, and calls the OS through `sys::waits`.
+pub mod epoll;
+pub mod hybrid_fixed;
+pub mod kqueue;
+pub mod nanosleep;
+mod os_wait;
+pub mod poll;
+pub mod sched_yield;
+pub mod select;
+pub mod sleep_ms;
+pub mod sleep_ms_period1;
+mod timeout;
+pub mod timerfd;
+pub mod usleep;
+pub mod waitable_timer;
 
 use std::time::{Duration, Instant};
 

@@ -1,13 +1,16 @@
 use punctual::Sleeper;
 
 use super::Punctual;
-use crate::bench::method::{MethodSpec, SyncSpec};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec};
 use crate::bench::methods::mock::MockProfile;
 
 pub const SPEC: MethodSpec = MethodSpec {
     name: "spin",
     about: "punctual, spin strategy: a busy wait on the monotonic clock",
     ours: true,
+    runs_on: Oses::ALL,
+    os_primitive_on: Oses::WINDOWS,
+    never_early_on: Oses::ALL,
     sync: Some(SYNC),
     scale: None,
 };

@@ -2,7 +2,7 @@ use std::time::Instant;
 
 use spin_sleep::SpinSleeper;
 
-use crate::bench::method::{MethodSpec, SyncSpec, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
 use crate::bench::methods::mock::MockProfile;
 
 /// The spin_sleep crate's default sleeper: native sleep less a fixed accuracy (125 us on
@@ -28,6 +28,9 @@ pub const SPEC: MethodSpec = MethodSpec {
     name: "spin_sleep",
     about: "the spin_sleep crate's default SpinSleeper",
     ours: false,
+    runs_on: Oses::ALL,
+    os_primitive_on: Oses::NONE,
+    never_early_on: Oses::NONE,
     sync: Some(SyncSpec {
         create: || Ok(Box::new(SpinSleep(SpinSleeper::default()))),
         mock: MockProfile::new(40, 90, 0, 45_000, 0.0),

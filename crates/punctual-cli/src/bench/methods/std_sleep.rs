@@ -1,6 +1,6 @@
 use std::time::Instant;
 
-use crate::bench::method::{MethodSpec, SyncSpec, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
 use crate::bench::methods::mock::MockProfile;
 
 /// What a naive program does: `std::thread::sleep` for the time left.
@@ -17,6 +17,9 @@ pub const SPEC: MethodSpec = MethodSpec {
     name: "std",
     about: "std::thread::sleep for the time left",
     ours: false,
+    runs_on: Oses::ALL,
+    os_primitive_on: Oses::NONE,
+    never_early_on: Oses::NONE,
     sync: Some(SyncSpec {
         create: || Ok(Box::new(StdSleep)),
         mock: MockProfile::new(70_000, 25_000, 300_000, 3_500, 0.0),

@@ -1,6 +1,6 @@
 use std::time::Instant;
 
-use crate::bench::method::{MethodSpec, ScaleSpec, SyncSpec, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, ScaleSpec, SyncSpec, WaitMethod};
 use crate::bench::methods::mock::MockProfile;
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::TokioTimer;
@@ -21,6 +21,9 @@ pub const SPEC: MethodSpec = MethodSpec {
     name: "tokio",
     about: "tokio::time::sleep_until on a current-thread runtime",
     ours: false,
+    runs_on: Oses::ALL,
+    os_primitive_on: Oses::NONE,
+    never_early_on: Oses::NONE,
     sync: Some(SyncSpec {
         create: || {
             let runtime = tokio::runtime::Builder::new_current_thread()

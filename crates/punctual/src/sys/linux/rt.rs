@@ -202,6 +202,13 @@ impl RealTime for Os {
         affinity::available()
     }
 
+    fn keep_timer_resolution() -> Result<(), RtError> {
+        Err(RtError::Unsupported {
+            what: "opting out of timer-resolution power throttling",
+            platform: "Linux (it has no such throttling)",
+        })
+    }
+
     fn rt_throttling() -> Option<RtThrottling> {
         Some(RtThrottling {
             runtime_us: read_i64("/proc/sys/kernel/sched_rt_runtime_us")?,

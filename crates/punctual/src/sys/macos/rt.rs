@@ -206,6 +206,10 @@ impl RealTime for Os {
         Ok((0..count.get()).collect())
     }
 
+    fn keep_timer_resolution() -> Result<(), RtError> {
+        unsupported("opting out of timer-resolution power throttling")
+    }
+
     fn rt_throttling() -> Option<RtThrottling> {
         None
     }

@@ -177,6 +177,10 @@ impl RealTime for Os {
         Ok(bits(affinity.Mask))
     }
 
+    fn keep_timer_resolution() -> Result<(), RtError> {
+        super::timer_resolution::keep_timer_resolution()
+    }
+
     fn rt_throttling() -> Option<RtThrottling> {
         None
     }

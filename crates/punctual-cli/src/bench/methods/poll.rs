@@ -1,0 +1,42 @@
+use super::os_wait::TimeLeftWait;
+use super::timeout::whole_ms_i32;
+use crate::bench::clock::RealClock;
+use crate::bench::method::{MethodSpec, Oses, SyncSpec};
+use crate::bench::methods::mock::MockProfile;
+use crate::sys::waits::linux::poll_ms;
+
+pub const SPEC: MethodSpec = MethodSpec {
+    name: "poll",
+    about: "poll on no descriptors, for the time left in whole ms rounded up",
+    ours: false,
+    runs_on: Oses::LINUX,
+    os_primitive_on: Oses::LINUX,
+    never_early_on: Oses::LINUX,
+    sync: Some(SyncSpec {
+        create: || {
+            Ok(Box::new(TimeLeftWait::new(
+                "poll",
+                Box::new(RealClock),
+                whole_ms_i32,
+                poll_ms,
+            )))
+        },
+        // A whole-ms timeout rounded up: it lands anywhere in the next millisecond.
+        mock: MockProfile::new(60_000, 1_000_000, 300_000, 3_000, 0.0),
+    }),
+    scale: None,
+};
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::super::os_wait::tests::never_early_on_the_mock;
+    use super::whole_ms_i32;
+
+    #[test]
+    fn asks_for_whole_milliseconds_rounded_up() {
+        let calls = never_early_on_the_mock(whole_ms_i32, |ms| Duration::from_millis(ms as u64));
+        assert!(calls.iter().all(|&ms| (0..=30).contains(&ms)));
+    }
+}
