@@ -7,43 +7,8 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
-fn timespec(span: Duration) -> libc::timespec {
-    libc::timespec {
-        tv_sec: libc::time_t::try_from(span.as_secs()).unwrap_or(libc::time_t::MAX),
-        tv_nsec: span.subsec_nanos().into(),
-    }
-}
-
-/// `-1` from a call becomes the OS error; `EINTR` is the one the callers retry.
-fn check(rc: libc::c_int) -> io::Result<libc::c_int> {
-    if rc == -1 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(rc)
-    }
-}
-
-fn interrupted(result: &io::Result<libc::c_int>) -> bool {
-    matches!(result, Err(e) if e.kind() == io::ErrorKind::Interrupted)
-}
-
-/// `nanosleep(2)` for `wait`, resumed with what is left after a signal.
-pub fn nanosleep(wait: Duration) -> io::Result<()> {
-    let mut request = timespec(wait);
-    loop {
-        let mut left = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: both pointers are valid timespecs for the call; the kernel only reads the
-        // first and writes the second (nanosleep(2)).
-        let result = check(unsafe { libc::nanosleep(&request, &mut left) });
-        if !interrupted(&result) {
-            return result.map(drop);
-        }
-        request = left;
-    }
-}
+pub use super::unix_waits::nanosleep;
+use super::unix_waits::{check, interrupted, timespec};
 
 /// Puts the calling thread's timer slack back to its default (`PR_SET_TIMERSLACK` with 0,
 /// prctl(2)) and returns what it is now: the slack most programs sleep with. punctual's

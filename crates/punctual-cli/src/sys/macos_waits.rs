@@ -4,40 +4,9 @@
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::time::Duration;
 
-fn check(rc: libc::c_int) -> io::Result<libc::c_int> {
-    if rc == -1 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(rc)
-    }
-}
-
-fn interrupted(result: &io::Result<libc::c_int>) -> bool {
-    matches!(result, Err(e) if e.kind() == io::ErrorKind::Interrupted)
-}
-
-/// `nanosleep(2)` for `wait`, resumed with what is left after a signal.
-pub fn nanosleep(wait: Duration) -> io::Result<()> {
-    let mut request = libc::timespec {
-        tv_sec: libc::time_t::try_from(wait.as_secs()).unwrap_or(libc::time_t::MAX),
-        tv_nsec: wait.subsec_nanos().into(),
-    };
-    loop {
-        let mut left = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: both pointers are valid timespecs; the kernel reads the first and writes
-        // the second (nanosleep(2)).
-        let result = check(unsafe { libc::nanosleep(&request, &mut left) });
-        if !interrupted(&result) {
-            return result.map(drop);
-        }
-        request = left;
-    }
-}
+pub use super::unix_waits::nanosleep;
+use super::unix_waits::{check, interrupted};
 
 /// A kqueue on which each wait adds a one-shot nanosecond timer and waits for it.
 #[derive(Debug)]

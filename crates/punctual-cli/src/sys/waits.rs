@@ -1,11 +1,15 @@
 //! The wait primitives of `bench`'s OS methods, every OS's under the same names on every
-//! OS: on its own OS the real call (`linux_waits.rs`, `macos_waits.rs`,
-//! `windows_waits.rs`), elsewhere the same signatures failing with `Unsupported`
+//! OS: on its own OS the real call (`linux_waits.rs`, `macos_waits.rs`, sharing
+//! `unix_waits.rs`, and `windows_waits.rs`), elsewhere the same signatures failing with `Unsupported`
 //! (`absent_waits.rs`), so that each method's file compiles everywhere and says where it
 //! runs through [`TargetOs`] rather than `cfg`.
 
 #[path = "absent_waits.rs"]
 mod absent;
+
+#[cfg(any(target_os = "linux", target_os = "android", target_os = "macos"))]
+#[path = "unix_waits.rs"]
+mod unix_waits;
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
 #[path = "linux_waits.rs"]
