@@ -9,6 +9,11 @@
 //! `punctual::sleep_until` is the thread's own hybrid sleeper, timed the same way. `plain` is `native sleep; while Instant::now() < deadline {}`, `plain+pause` the same with
 //! `std::hint::spin_loop()` in the loop. The hybrid's own `Wake::woke` reading is printed
 //! beside its caller-side figure; what lies between the two is the return path.
+//!
+//! The last two rows are the plain loop as a harness that holds its methods and its clock
+//! behind trait objects would time it: the wait called through a vtable, and then also the
+//! clock read after it. They show what such calls cost after a long spin (which is why
+//! `punctual bench` compiles its measuring loop for each method's type).
 
 use std::time::{Duration, Instant};
 
@@ -41,6 +46,31 @@ fn plain(native: &mut Sleeper, deadline: Instant, pause: bool) -> Instant {
     Instant::now()
 }
 
+/// A wait and a clock, as a harness holding them behind trait objects calls them.
+trait Wait {
+    fn wait_until(&mut self, deadline: Instant);
+}
+
+trait Clock {
+    fn now(&self) -> Instant;
+}
+
+struct Plain(Sleeper);
+
+impl Wait for Plain {
+    fn wait_until(&mut self, deadline: Instant) {
+        plain(&mut self.0, deadline, true);
+    }
+}
+
+struct Monotonic;
+
+impl Clock for Monotonic {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+}
+
 fn report(name: &str, mut nanos: Vec<u64>) {
     nanos.sort_unstable();
     let at = |q: f64| nanos[((nanos.len() as f64 * q) as usize).min(nanos.len() - 1)];
@@ -61,6 +91,10 @@ fn main() {
     let mut native = Sleeper::native();
     let (mut caller, mut inner, mut thread, mut loop_plain, mut loop_pause) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut via_vtable, mut clock_via_vtable) = (Vec::new(), Vec::new());
+    let mut boxed: Box<dyn Wait> = Box::new(Plain(Sleeper::native()));
+    let boxed = std::hint::black_box(&mut boxed);
+    let clock: &dyn Clock = std::hint::black_box(&Monotonic);
     let late = |woke: Instant, deadline: Instant| (woke - deadline).as_nanos() as u64;
     for _ in 0..count {
         let deadline = Instant::now() + wait;
@@ -78,6 +112,14 @@ fn main() {
 
         let deadline = Instant::now() + wait;
         loop_pause.push(late(plain(&mut native, deadline, true), deadline));
+
+        let deadline = Instant::now() + wait;
+        boxed.wait_until(deadline);
+        via_vtable.push(late(Instant::now(), deadline));
+
+        let deadline = clock.now() + wait;
+        boxed.wait_until(deadline);
+        clock_via_vtable.push(late(clock.now(), deadline));
     }
     println!("wait {wait:?}, {count} waits each, interleaved");
     report("hybrid (caller-side)", caller);
@@ -85,6 +127,8 @@ fn main() {
     report("punctual::sleep_until", thread);
     report("plain", loop_plain);
     report("plain+pause", loop_pause);
+    report("plain+pause, dyn wait", via_vtable);
+    report("  and dyn clock", clock_via_vtable);
     let stats = hybrid.stats();
     println!(
         "hybrid: {} sleeps, {} spun, {} capped, {} native-only, {} native-late, {} lost the CPU, {} backed off",

@@ -10,6 +10,7 @@ use super::methods::mock::MockProfile;
 use super::scale::mock::ScaleMockProfile;
 use super::scale::worker::WorkerArgs;
 use super::scale::ScaleResult;
+use super::worker::Measured;
 use crate::sys::waits::{TargetOs, THIS_OS};
 
 /// One way to wait, as the bench drives it.
@@ -97,7 +98,7 @@ pub struct MethodSpec {
 #[derive(Debug, Clone, Copy)]
 pub struct SyncSpec {
     /// Builds the method on the measuring thread.
-    pub create: fn() -> anyhow::Result<Box<dyn WaitMethod>>,
+    pub create: fn() -> anyhow::Result<Box<dyn Measured>>,
     /// How its stand-in wakes under `--mock-timer`.
     pub mock: MockProfile,
 }

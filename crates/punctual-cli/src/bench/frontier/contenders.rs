@@ -12,6 +12,7 @@ use crate::bench::clock::MockClock;
 use crate::bench::method::WaitMethod;
 use crate::bench::methods;
 use crate::bench::worker::MakeMethod;
+use crate::bench::worker::Measured;
 use crate::units::wait_label;
 use punctual::Sleeper;
 
@@ -152,7 +153,7 @@ impl Contender {
                 Family::FixedMargin => Box::new(FixedMargin {
                     native: Sleeper::native(),
                     margin: setting,
-                }) as Box<dyn WaitMethod>,
+                }) as Box<dyn Measured>,
                 Family::SpinSleep => {
                     let ns = u32::try_from(setting.as_nanos()).unwrap_or(u32::MAX);
                     Box::new(SpinSleep(SpinSleeper::new(ns.min(999_999_999))))

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use super::contenders::{Contender, Family};
 use crate::bench::clock::{Clock, MockClock};
 use crate::bench::method::WaitMethod;
+use crate::bench::worker::Measured;
 use crate::rng::Rng;
 
 /// How far past its target a native sleep wakes: `base + U[0, jitter)`, plus `stall_ns`
@@ -64,7 +65,7 @@ pub struct MockContender {
 }
 
 /// The stand-in for `contender`.
-pub fn method(contender: Contender, clock: MockClock) -> Box<dyn WaitMethod> {
+pub fn method(contender: Contender, clock: MockClock) -> Box<dyn Measured> {
     let setting = contender.setting.unwrap_or_default();
     let micros = Duration::from_micros;
     let (oversleep, margin, return_ns, helper_cpu_ns, reports) = match contender.family {

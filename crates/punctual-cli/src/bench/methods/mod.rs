@@ -53,6 +53,7 @@ pub fn of_strategy(strategy: Strategy) -> (&'static str, &'static SyncSpec) {
 pub struct Punctual(pub Sleeper);
 
 impl WaitMethod for Punctual {
+    #[inline]
     fn wait_until(&mut self, deadline: Instant) -> Option<Instant> {
         Some(self.0.sleep_until(deadline).woke())
     }

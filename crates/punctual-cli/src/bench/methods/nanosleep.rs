@@ -2,15 +2,16 @@ use std::time::Duration;
 
 use super::os_wait::TimeLeftWait;
 use crate::bench::clock::RealClock;
-use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, SyncSpec};
 use crate::bench::methods::mock::MockProfile;
+use crate::bench::worker::Measured;
 use crate::sys::waits::{self, TargetOs, THIS_OS};
 use crate::units::format_duration;
 
 /// Relative `nanosleep` for the time left, as most programs sleep: on Linux at the thread's
 /// default timer slack (punctual's native sleep cuts its own thread's to 1 ns; this one puts
 /// it back), on Windows the mingw C runtime's.
-fn create() -> anyhow::Result<Box<dyn WaitMethod>> {
+fn create() -> anyhow::Result<Box<dyn Measured>> {
     let method = |sleep: fn(Duration) -> std::io::Result<()>| {
         TimeLeftWait::new("nanosleep", Box::new(RealClock), |left| left, sleep)
     };
