@@ -89,7 +89,9 @@
 //! - **Windows**: a waitable timer created with `CREATE_WAITABLE_TIMER_HIGH_RESOLUTION`
 //!   (Windows 10 1803 and later), one per thread, closed when the thread ends. Elsewhere a
 //!   normal waitable timer with `timeBeginPeriod(1)` held during the wait, which
-//!   [`timer_info`] reports as degraded.
+//!   [`timer_info`] reports as degraded. Under Wine, whose waitable timers wake on whole
+//!   milliseconds, a non-alertable `NtDelayExecution` (Wine's `select()` with a microsecond
+//!   timeout), found at run time where ntdll exports `wine_get_version`.
 //! - **Other platforms**: `std::thread::sleep`.
 //!
 //! The async driver thread waits with `futex(FUTEX_WAIT_BITSET)` and an absolute

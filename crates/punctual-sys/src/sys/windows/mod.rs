@@ -7,6 +7,11 @@
 //! `Instant` (QueryPerformanceCounter) afterwards, since the timer runs on the interrupt
 //! clock and may fire a little before a QPC deadline.
 //!
+//! Under Wine the timer goes through wineserver, whose timeouts are whole milliseconds
+//! (a 100 µs wait there takes about 1.17 ms, a 1 ms wait 1.18 ms); a non-alertable
+//! `NtDelayExecution` is Wine's own `select()` with a microsecond timeout. Under Wine
+//! (ntdll exports `wine_get_version`) native waits use that (`wine.rs`).
+//!
 //! The interruptible wait (`waiter.rs`) pairs such a timer with an event. A `File` over a
 //! std handle reads and writes with `ReadFile`/`WriteFile`: binary, with no C runtime text
 //! mode to translate `\n`.
@@ -28,6 +33,7 @@ use windows_sys::Win32::System::Threading::{
 use crate::{nanos_until, CoarseClock, NativeTimer, Platform};
 
 mod waiter;
+mod wine;
 
 pub(crate) use waiter::Waiter;
 
@@ -114,6 +120,9 @@ impl Platform for Os {
 
     fn wait_until(deadline: Instant, now: Instant) {
         let nanos = nanos_until(deadline, now);
+        if wine::delay(nanos) {
+            return;
+        }
         let waited = TIMER
             .try_with(|timer| timer.as_ref().is_some_and(|t| t.wait(nanos)))
             .unwrap_or(false);
@@ -123,6 +132,14 @@ impl Platform for Os {
     }
 
     fn native_timer() -> NativeTimer {
+        if wine::delays() {
+            return NativeTimer {
+                mechanism: wine::MECHANISM,
+                high_resolution: true,
+                resolution: None,
+                degraded: None,
+            };
+        }
         let kind = TIMER
             .try_with(|timer| timer.as_ref().map(|t| t.high_resolution))
             .ok()
