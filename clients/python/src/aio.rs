@@ -91,7 +91,8 @@ struct LoopWaker {
 /// Wakes fired and not yet delivered.
 #[derive(Debug, Default)]
 struct Wakes {
-    queue: Mutex<Vec<Arc<LoopWaker>>>,
+    /// Each with the instant the driver's thread woke it.
+    queue: Mutex<Vec<(Arc<LoopWaker>, Instant)>>,
     ready: Condvar,
 }
 
@@ -104,11 +105,12 @@ fn wakes() -> &'static Wakes {
 impl Wake for LoopWaker {
     fn wake(self: Arc<Self>) {
         let wakes = wakes();
+        let now = Instant::now();
         wakes
             .queue
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push(self);
+            .push((self, now));
         wakes.ready.notify_one();
     }
 
@@ -117,10 +119,13 @@ impl Wake for LoopWaker {
     }
 }
 
-/// Blocks (without the GIL) until timers have fired, and returns their `(loop, callback)`
-/// pairs, for the delivering thread to hand each callback to its loop.
+/// Blocks (without the GIL) until timers have fired, and returns their `(loop, callback,
+/// woken_ns)` triples, for the delivering thread to hand each callback to its loop with
+/// the `perf_counter_ns()` reading at which the driver's thread woke it (so the task can
+/// tell how long the way to it took).
 #[pyfunction]
-pub(crate) fn _take_wakes(py: Python<'_>) -> Vec<(PyObject, PyObject)> {
+pub(crate) fn _take_wakes(py: Python<'_>) -> PyResult<Vec<(PyObject, PyObject, i128)>> {
+    let frame = Frame::get(py)?;
     let fired = without_gil(py, || {
         let wakes = wakes();
         let mut queue = wakes.queue.lock().unwrap_or_else(PoisonError::into_inner);
@@ -132,10 +137,16 @@ pub(crate) fn _take_wakes(py: Python<'_>) -> Vec<(PyObject, PyObject)> {
         }
         std::mem::take(&mut *queue)
     });
-    fired
+    Ok(fired
         .iter()
-        .map(|w| (w.event_loop.clone_ref(py), w.callback.clone_ref(py)))
-        .collect()
+        .map(|(w, at)| {
+            (
+                w.event_loop.clone_ref(py),
+                w.callback.clone_ref(py),
+                frame.ns_of(*at),
+            )
+        })
+        .collect())
 }
 
 fn context_waker(event_loop: &Bound<'_, PyAny>, callback: &Bound<'_, PyAny>) -> Waker {
@@ -205,6 +216,16 @@ impl PyAsyncTimer {
             }
             Poll::Pending => Ok(None),
         }
+    }
+
+    /// The deadline in nanoseconds on `perf_counter_ns()`'s clock (`None` once complete or
+    /// closed).
+    #[getter]
+    fn deadline_ns(&self, py: Python<'_>) -> PyResult<Option<i128>> {
+        let Some(sleep) = self.sleep.as_ref() else {
+            return Ok(None);
+        };
+        Ok(Some(Frame::get(py)?.ns_of(sleep.deadline())))
     }
 
     /// Removes the timer from the driver, if still pending; polls after it return `None`.

@@ -35,6 +35,66 @@ def test_never_early_over_2000_mixed_sleeps():
     assert pa.pending() == 0
 
 
+@pytest.fixture
+def long_handoff(monkeypatch):
+    """The way from the driver to a task taken as one second long: every sleep shorter
+    than that keeps its loop turning (but the driver's one in 16)."""
+    monkeypatch.setattr(pa._handoff, "_window_ns", 1_000_000_000)
+    monkeypatch.setattr(pa._handoff, "record", lambda woken_ns: None)
+
+
+def test_sleeps_shorter_than_the_handoff_turn_the_loop_and_are_never_early(long_handoff):
+    async def main():
+        turns = 0
+
+        async def other():
+            nonlocal turns
+            while True:
+                turns += 1
+                await asyncio.sleep(0)
+
+        neighbour = asyncio.create_task(other())
+        wakes_before = pa.driver_stats()["wakes"]
+        rng = random.Random(7)
+        turned = 0
+        for _ in range(400):
+            deadline_ns = time.perf_counter_ns() + rng.randrange(1, 500_000)
+            before = turns
+            wake = await pa.sleep_until_ns(deadline_ns)
+            assert time.perf_counter_ns() >= deadline_ns
+            assert wake.lateness_ns >= 0
+            turned += turns > before + 1
+        neighbour.cancel()
+        # Only the probes (one in 16) went through the driver; the other task ran during
+        # the sleeps that kept the loop turning instead.
+        assert pa.driver_stats()["wakes"] - wakes_before <= 400 // 16 + 1
+        assert turned >= 300, turned
+
+    run(main())
+    assert pa.pending() == 0
+
+
+def test_cancelling_a_sleep_that_turns_the_loop(long_handoff):
+    async def main():
+        task = asyncio.create_task(pa.sleep(0.5))
+        await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert pa.pending() == 0
+
+    run(main())
+
+
+def test_the_handoff_is_learned_from_the_drivers_wakes():
+    async def main():
+        for _ in range(40):
+            await pa.sleep(0.002)
+
+    run(main())
+    assert pa.handoff_ns() > 0
+
+
 def test_cancelling_a_sleep_removes_its_timer():
     async def main():
         tasks = [asyncio.create_task(pa.sleep(10)) for _ in range(100)]
