@@ -281,6 +281,19 @@ impl PyAsyncInterval {
         }
     }
 
+    /// The next tick's deadline in nanoseconds on `perf_counter_ns()`'s clock (`None` once
+    /// closed, or past the end of the clock).
+    #[getter]
+    fn next_deadline_ns(&self, py: Python<'_>) -> PyResult<Option<i128>> {
+        let Some(interval) = self.interval.as_ref() else {
+            return Ok(None);
+        };
+        let frame = Frame::get(py)?;
+        Ok(interval
+            .deadline_of(interval.next_index())
+            .map(|at| frame.ns_of(at)))
+    }
+
     /// The period, in seconds.
     #[getter]
     fn period(&self) -> Option<f64> {

@@ -13,7 +13,7 @@ by it. Such a sleep (shorter than three quarters of the recent trips, see :func:
 keeps its loop turning instead: the task yields to the loop, as ``await
 asyncio.sleep(0)`` does, until the deadline, so the other tasks still run while it waits
 but the loop's thread does not sleep. One such sleep in 16 still takes the driver's way,
-so the estimate follows the machine.
+so the estimate follows the machine. An interval's ticks do the same.
 
 Cancelling a task that awaits :func:`sleep` removes its timer from the driver
 (:func:`pending` counts what is left).
@@ -183,6 +183,9 @@ class Interval:
         the same tick. :meth:`close` removes it.
         """
         loop = _asyncio.get_running_loop()
+        deadline_ns = self._inner.next_deadline_ns
+        if deadline_ns is not None and _handoff.takes_the_loop(deadline_ns - _time.perf_counter_ns()):
+            await _turn_until(deadline_ns)
         while True:
             self._waiting = loop.create_future()
             tick = self._inner.poll_tick(loop, self._fired)
