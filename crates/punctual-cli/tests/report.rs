@@ -4,57 +4,11 @@
 //! the pages in Chromium and validates them with tidy.
 
 mod common;
-use std::path::Path;
-
+use common::pages::{
+    in_dir, read, table_rows, titles, wait_sections, without_drawings, MOCK_BENCH, MOCK_FRONTIER,
+};
 use common::{assert_fails_before_measuring, assert_usage_error, punctual, run, TempDir};
 use serde_json::Value;
-
-const MOCK_BENCH: [&str; 6] = [
-    "bench",
-    "--mock-timer",
-    "--samples",
-    "300",
-    "--wait",
-    "100us,1ms",
-];
-
-/// Runs punctual in `dir` (so that the command the page shows has no temporary path in it)
-/// and returns its standard output; fails on a non-zero exit.
-fn in_dir(dir: &Path, args: &[&str]) -> String {
-    let output = run(punctual().current_dir(dir).args(args));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{args:?}: {stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn read(dir: &Path, name: &str) -> String {
-    std::fs::read_to_string(dir.join(name)).unwrap()
-}
-
-/// The page with each plot's drawing (plotters' own output, checked in Chromium by
-/// scripts/check-report) replaced by what it holds.
-fn without_drawings(html: &str) -> String {
-    let mut out = String::new();
-    let mut rest = html;
-    while let Some(start) = rest.find("<svg ") {
-        let open_end = start + rest[start..].find('>').unwrap() + 1;
-        let close = start + rest[start..].find("</svg>").unwrap();
-        let drawing = &rest[open_end..close];
-        let count = |tag: &str| drawing.matches(tag).count();
-        out.push_str(&rest[..open_end]);
-        out.push_str(&format!(
-            "[drawing: {} polylines, {} paths, {} circles, {} texts]",
-            count("<polyline"),
-            count("<path"),
-            count("<circle"),
-            count("<text")
-        ));
-        rest = &rest[close..];
-    }
-    out.push_str(rest);
-    out
-}
 
 #[test]
 fn page_of_a_mock_run() {
@@ -65,7 +19,11 @@ fn page_of_a_mock_run() {
     );
     assert!(stdout.ends_with("report: run.html\n"), "{stdout}");
     let html = read(&dir.0, "run.html");
-    assert_eq!(html.matches("<svg ").count(), 2, "one plot per wait");
+    assert_eq!(
+        html.matches("<svg ").count(),
+        4,
+        "per wait, the distributions and CPU against tail"
+    );
     assert!(!html.contains("<script"), "the page has no script");
     let own = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
     for asks in ["http", "src=", "url(", "<link", "@import"] {
@@ -119,16 +77,7 @@ fn page_from_the_export_is_the_page_of_the_run() {
 fn page_of_a_frontier_run() {
     let dir = TempDir::new("report-frontier");
     let args = [
-        "bench",
-        "--mock-timer",
-        "--frontier",
-        "--samples",
-        "300",
-        "--wait",
-        "100us,1ms",
-    ];
-    let args = [
-        &args[..],
+        &MOCK_FRONTIER[..],
         &[
             "--report",
             "frontier.html",
@@ -141,51 +90,100 @@ fn page_of_a_frontier_run() {
     in_dir(&dir.0, &["report", "frontier.json", "-o", "again.html"]);
     let html = read(&dir.0, "frontier.html");
     assert_eq!(html, read(&dir.0, "again.html"));
-    assert_eq!(html.matches("<svg ").count(), 2, "one plot per wait");
+    assert_eq!(
+        html.matches("<svg ").count(),
+        4,
+        "per wait, CPU against tail and the distributions"
+    );
+    let export: Value = serde_json::from_str(&read(&dir.0, "frontier.json")).unwrap();
+    for point in export["points"].as_array().unwrap() {
+        let points = point["lateness_percentiles"].as_array().unwrap();
+        let p99 = points.iter().find(|p| p["percentile"] == 99.0).unwrap();
+        assert_eq!(
+            p99["lateness_ns"], point["p99_ns"],
+            "the table's p99 is the plot's: {point}"
+        );
+    }
     insta::assert_snapshot!("report_frontier_page", without_drawings(&html));
 }
 
-/// Two exports, the second with `std`'s p99 at 1 ms doubled and `hybrid`'s CPU halved: the
-/// comparison marks those two, and only those, and shows both environments.
+/// Every method, or frontier contender, has its figures on hover on both plots of its
+/// wait (the distribution's curve and its CPU/tail point), the same figures as its row in
+/// the wait's table and in the table under the CPU/tail plot; nothing else is titled but a
+/// frontier's two sweep lines of each kind.
 #[test]
-fn comparison_marks_what_differs() {
-    let dir = TempDir::new("report-compare");
+fn every_plotted_method_has_its_figures_on_hover_and_in_a_table() {
+    let dir = TempDir::new("report-hover");
     in_dir(
         &dir.0,
-        &[&MOCK_BENCH[..], &["--export-json", "a.json"]].concat(),
+        &[&MOCK_BENCH[..], &["--report", "bench.html"]].concat(),
     );
-    let mut b: Value = serde_json::from_str(&read(&dir.0, "a.json")).unwrap();
-    for result in b["results"].as_array_mut().unwrap() {
-        let at_1ms = result["wait_ns"] == 1_000_000;
-        if at_1ms && result["method"] == "std" {
-            result["p99_ns"] = (result["p99_ns"].as_u64().unwrap() * 2).into();
-        }
-        if at_1ms && result["method"] == "hybrid" {
-            result["cpu_ns_per_wait"] = (result["cpu_ns_per_wait"].as_u64().unwrap() / 2).into();
+    in_dir(
+        &dir.0,
+        &[&MOCK_FRONTIER[..], &["--report", "frontier.html"]].concat(),
+    );
+    for (page, sweep_lines) in [("bench.html", 0), ("frontier.html", 4)] {
+        let html = read(&dir.0, page);
+        let sections = wait_sections(&html);
+        assert_eq!(sections.len(), 2, "{page}");
+        for section in sections {
+            let rows = table_rows(section, "results");
+            let titles = titles(section);
+            assert!(rows.len() >= 9, "{page}: {} rows", rows.len());
+            for row in &rows {
+                let (name, p50, p99, p999, cpu) = (&row[0], &row[4], &row[6], &row[7], &row[10]);
+                let hover =
+                    format!("{name}: CPU per wait {cpu}, p50 {p50}, p99 {p99}, p99.9 {p999}");
+                assert_eq!(
+                    titles.iter().filter(|t| **t == hover).count(),
+                    2,
+                    "{page}: `{hover}` on the curve and on the point, in {titles:#?}"
+                );
+                assert!(
+                    table_rows(section, "plotted").contains(&vec![
+                        name.clone(),
+                        cpu.clone(),
+                        p50.clone(),
+                        p99.clone(),
+                        p999.clone()
+                    ]),
+                    "{page}: {name}'s figures in the table under the plot"
+                );
+            }
+            assert_eq!(
+                titles.len(),
+                2 * rows.len() + sweep_lines,
+                "{page}: {titles:#?}"
+            );
         }
     }
-    b["environment"]["kernel"] = "2.0 mock".into();
-    std::fs::write(dir.0.join("b.json"), serde_json::to_string(&b).unwrap()).unwrap();
+}
+
+/// A frontier export from before the page drew its distributions still makes a page: CPU
+/// against tail, and a note where the distributions would be.
+#[test]
+fn an_old_frontier_export_still_makes_a_page() {
+    let dir = TempDir::new("report-old-frontier");
     in_dir(
         &dir.0,
-        &["report", "a.json", "b.json", "-o", "compare.html"],
+        &[&MOCK_FRONTIER[..], &["--export-json", "new.json"]].concat(),
     );
-    let html = read(&dir.0, "compare.html");
+    let mut old: Value = serde_json::from_str(&read(&dir.0, "new.json")).unwrap();
+    for point in old["points"].as_array_mut().unwrap() {
+        point
+            .as_object_mut()
+            .unwrap()
+            .remove("lateness_percentiles");
+    }
+    std::fs::write(dir.0.join("old.json"), old.to_string()).unwrap();
+    in_dir(&dir.0, &["report", "old.json", "-o", "old.html"]);
+    let html = read(&dir.0, "old.html");
+    assert_eq!(html.matches("holds no lateness distribution").count(), 2);
     assert_eq!(
-        html.matches("<td class=\"worse\">2.00x worse</td>").count(),
-        1,
-        "std's p99"
+        html.matches("<svg ").count(),
+        2,
+        "CPU against tail, per wait"
     );
-    assert_eq!(
-        html.matches("<td class=\"better\">0.50x better</td>")
-            .count(),
-        1,
-        "hybrid's CPU"
-    );
-    assert_eq!(html.matches("<td class=\"worse\"").count(), 1);
-    assert_eq!(html.matches("<td class=\"better\"").count(), 1);
-    assert!(html.contains("<td>1.0 mock</td><td class=\"differs\">2.0 mock</td>"));
-    assert_eq!(html.matches("<svg ").count(), 4, "A and B at each wait");
 }
 
 #[test]
@@ -208,7 +206,11 @@ fn an_export_without_distributions_still_makes_a_page() {
     let html = read(&dir.0, "old.html");
     assert_eq!(html.matches("holds no lateness distribution").count(), 2);
     assert!(html.contains("(not recorded: the export was made before punctual kept it)"));
-    assert!(!html.contains("<svg "));
+    assert_eq!(
+        html.matches("<svg ").count(),
+        2,
+        "CPU against tail, per wait"
+    );
 }
 
 #[test]
@@ -221,17 +223,8 @@ fn a_page_that_cannot_be_written_fails_before_measuring() {
         1,
         &format!("writing the report to {page}"),
     );
-    let frontier = [
-        "bench",
-        "--mock-timer",
-        "--frontier",
-        "--samples",
-        "20",
-        "--wait",
-        "1ms",
-    ];
     assert_fails_before_measuring(
-        &[&frontier[..], &["--report", page]].concat(),
+        &[&MOCK_FRONTIER[..], &["--report", page]].concat(),
         1,
         &format!("writing the report to {page}"),
     );
@@ -247,7 +240,10 @@ fn a_page_that_cannot_be_written_fails_before_measuring() {
                 &["--report", "r.html"],
             ]
             .concat(),
-            "cannot be used with",
+            &format!(
+                "--report makes a page of the wait table (single or grid mode) or of a --frontier run, not of a {} run",
+                mode[0]
+            ),
         );
     }
     assert_usage_error(
@@ -279,6 +275,21 @@ fn report_errors_say_what_is_wrong() {
             "scale.json",
         ],
     );
+    in_dir(
+        &dir.0,
+        &[
+            "bench",
+            "--mock-timer",
+            "--threads",
+            "2",
+            "--wait-range",
+            "100us..2ms",
+            "--duration",
+            "1s",
+            "--export-json",
+            "threads.json",
+        ],
+    );
     let cases = [
         (vec!["missing.json"], "reading missing.json"),
         (vec!["not.json"], "not.json is not JSON"),
@@ -286,7 +297,8 @@ fn report_errors_say_what_is_wrong() {
             vec!["other.json"],
             "other.json is not a `punctual bench --export-json` file",
         ),
-        (vec!["scale.json"], "scale.json is a --scale run"),
+        (vec!["scale.json"], "scale.json is a --scale run: `punctual report` makes pages of wait tables (single or grid mode) and --frontier runs only"),
+        (vec!["threads.json"], "threads.json is a --threads run"),
     ];
     for (exports, message) in cases {
         let args = [&["report"][..], &exports, &["-o", "page.html"]].concat();

@@ -62,7 +62,7 @@ const PERCENTILES: [f64; 22] = [
     99.5, 99.8, 99.9, 99.95, 99.99, 100.0,
 ];
 
-fn percentiles(histogram: &Histogram<u64>) -> Vec<PercentilePoint> {
+pub fn percentiles(histogram: &Histogram<u64>) -> Vec<PercentilePoint> {
     if histogram.is_empty() {
         return Vec::new();
     }

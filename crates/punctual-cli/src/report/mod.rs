@@ -7,6 +7,7 @@
 
 pub mod command;
 mod compare;
+mod figures;
 mod html;
 mod model;
 mod page;

@@ -1,11 +1,13 @@
 //! What a page is made from: a `punctual bench --export-json` file read back, a wait table's
 //! or a `--frontier` run's. Fields an older export lacks read as unknown, so that a page can
-//! be made of any export; what the page cannot show (a scale run) is an error that says so.
+//! be made of any export; what the page cannot show (a --scale or --threads run) is an error
+//! that says so.
 
 use anyhow::bail;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::bench::frontier::Family;
 use crate::environment::Environment;
 
 /// One export.
@@ -22,8 +24,6 @@ pub struct Export {
     #[serde(default)]
     pub placements: Vec<Placement>,
     #[serde(default)]
-    pub scale: Vec<Value>,
-    #[serde(default)]
     pub recommendation: Option<String>,
     #[serde(default)]
     pub notes: Vec<String>,
@@ -35,7 +35,7 @@ pub struct Export {
 /// How the run was made.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Run {
-    /// `single`, `grid`, `scale` or `frontier`.
+    /// `single`, `grid` or `frontier` (a `scale` or `threads` run has no page).
     pub mode: String,
     pub phase: String,
     pub load: String,
@@ -68,7 +68,13 @@ pub struct Row {
     pub ours: bool,
     /// A frontier contender's family: `fixed-margin`, `spin-sleep`, `hybrid`, `async-spin`.
     #[serde(default)]
-    pub family: Option<String>,
+    pub family: Option<Family>,
+    /// A frontier sweep's setting: the fixed margin, or spin_sleep's native accuracy.
+    #[serde(default)]
+    pub setting_ns: Option<u64>,
+    /// spin_sleep's own default accuracy.
+    #[serde(default)]
+    pub default: bool,
     pub wait_ns: u64,
     pub samples: u64,
     pub min_ns: i64,
@@ -86,7 +92,7 @@ pub struct Row {
     #[serde(default)]
     pub note: Option<String>,
     /// The lateness distribution's points; exports before `punctual report` existed lack
-    /// them, and frontier runs keep none.
+    /// them, and so do frontier exports from before it drew their distributions.
     #[serde(default)]
     pub lateness_percentiles: Vec<Percentile>,
 }
@@ -115,12 +121,14 @@ pub struct Placement {
 impl Export {
     /// Reads an export; `shown` names it in errors.
     pub fn from_value(value: Value, shown: &str) -> anyhow::Result<Export> {
+        if let Some(mode @ ("scale" | "threads")) =
+            value.pointer("/run/mode").and_then(Value::as_str)
+        {
+            bail!("{shown} is a --{mode} run: `punctual report` makes pages of wait tables (single or grid mode) and --frontier runs only");
+        }
         let export: Export = serde_json::from_value(value).map_err(|e| {
             anyhow::anyhow!("{shown} is not a `punctual bench --export-json` file: {e}")
         })?;
-        if !export.scale.is_empty() {
-            bail!("{shown} is a --scale run: `punctual report` makes pages of wait tables and --frontier runs only");
-        }
         if export.rows().is_empty() {
             bail!("{shown} holds no results: nothing was measured, so there is nothing to show");
         }

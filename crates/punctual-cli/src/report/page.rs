@@ -1,12 +1,13 @@
 //! The page of one export: the recommendation first, warnings, then per wait the table, the
-//! lateness distribution and its figures (or, for a frontier run, CPU against tail), the
-//! environment, the settings and the command.
+//! lateness distribution of every method and CPU against tail (each plot with the table of
+//! its figures), the environment, the settings and the command.
 
 use std::fmt::Write;
 
-use super::html::{escape, figure, page};
+use super::html::{escape, page};
 use super::model::Export;
-use super::{plots, sections};
+use super::plots::Width;
+use super::{figures, sections};
 
 pub fn render(export: &Export) -> anyhow::Result<String> {
     let mut body = String::new();
@@ -40,29 +41,12 @@ pub fn render(export: &Export) -> anyhow::Result<String> {
         {
             let _ = writeln!(body, "<p class=\"muted\">{}</p>", escape(note));
         }
-        if export.is_frontier() {
-            let svg = plots::frontier(&rows, false)?;
-            body.push_str(&figure(
-                &svg,
-                &format!("p99 and p99.9 lateness against CPU per wait, wait {name}"),
-                "CPU per wait across, lateness up (log axis): lower left is better. The table above gives every point.",
-            ));
-        } else {
-            match plots::cdf(&rows, false)? {
-                Some(svg) => {
-                    body.push_str(&figure(
-                        &svg,
-                        &format!("lateness distribution of every method, wait {name}"),
-                        "The share of waits that woke at most so late (log axis): a curve further left wakes closer to its deadline; where it reaches 0.99 is its p99.",
-                    ));
-                    if let Some(table) = sections::plotted(&rows) {
-                        body.push_str("<h3>The plotted points</h3>\n");
-                        body.push_str(&table.render());
-                    }
-                }
-                None => body.push_str("<p class=\"muted\">This export holds no lateness distribution (it was made before punctual kept one), so there is no plot.</p>\n"),
-            }
-        }
+        body.push_str(&figures::of_wait(
+            &rows,
+            export.is_frontier(),
+            Width::Full,
+            &format!("wait {name}"),
+        )?);
         body.push_str("</section>\n");
     }
     body.push_str("<p class=\"muted\">* punctual's own methods. Lateness is the bench's clock reading once the method has returned, minus the deadline; early wakes count as 0 in the percentiles; cpu is CPU time per wait, and its share of the wait.</p>\n");

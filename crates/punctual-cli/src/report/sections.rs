@@ -97,7 +97,7 @@ fn nanos(row: &Row, ns: f64) -> Cell {
     }
 }
 
-fn name(row: &Row) -> String {
+pub fn name(row: &Row) -> String {
     if row.ours {
         format!("{} *", row.method)
     } else {
@@ -163,6 +163,24 @@ pub fn plotted(rows: &[&Row]) -> Option<Table> {
         table.row(None, cells);
     }
     Some(table)
+}
+
+/// What the CPU/tail plot shows of each measured row, as its hover text gives it.
+pub fn tail_figures(rows: &[&Row]) -> Table {
+    let mut table = Table::new("plotted", &["method", "cpu/wait", "p50", "p99", "p99.9"]);
+    for row in rows.iter().filter(|r| r.samples > 0) {
+        table.row(
+            row.ours.then_some("ours"),
+            vec![
+                Cell::from(name(row)),
+                Cell::from(format_nanos(row.cpu_ns_per_wait as f64)),
+                Cell::from(format_nanos(row.p50_ns as f64)),
+                Cell::from(format_nanos(row.p99_ns as f64)),
+                Cell::from(format_nanos(row.p999_ns as f64)),
+            ],
+        );
+    }
+    table
 }
 
 /// The command line, quoted as a shell would take it.
