@@ -112,7 +112,7 @@ pub struct BenchArgs {
     /// Write one self-contained HTML page of the run (per wait the table, the lateness
     /// distribution of every method and CPU per wait against p99 and p99.9; the environment
     /// and the command), for a browser, a phone or a printer. For the wait table (single or
-    /// grid mode) and --frontier runs; not with --scale or --threads.
+    /// grid mode), --frontier and --threads runs; not with --scale.
     #[arg(long, value_name = "FILE.html", value_parser = parse_html_path)]
     pub report: Option<PathBuf>,
 

@@ -29,17 +29,11 @@ pub fn check_bench(args: &BenchArgs) -> Result<(), String> {
             );
         }
     }
-    let paged_not = [
-        ("--scale", args.scale.is_some()),
-        ("--threads", args.threads.is_some()),
-    ];
-    if let Some((mode, _)) = paged_not
-        .iter()
-        .find(|(_, given)| *given && args.report.is_some())
-    {
-        return Err(format!(
-            "--report makes a page of the wait table (single or grid mode) or of a --frontier run, not of a {mode} run: use --export-json or the table {mode} prints"
-        ));
+    if args.scale.is_some() && args.report.is_some() {
+        return Err(
+            "--report makes a page of the wait table (single or grid mode), a --frontier or a --threads run, not of a --scale run: use --export-json, --export-markdown or the table --scale prints"
+                .into(),
+        );
     }
     let outputs = [
         ("--export-json", &args.export_json),

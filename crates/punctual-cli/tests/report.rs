@@ -6,6 +6,7 @@
 mod common;
 use common::pages::{
     in_dir, read, table_rows, titles, wait_sections, without_drawings, MOCK_BENCH, MOCK_FRONTIER,
+    MOCK_THREADS,
 };
 use common::{assert_fails_before_measuring, assert_usage_error, punctual, run, TempDir};
 use serde_json::Value;
@@ -107,6 +108,31 @@ fn page_of_a_frontier_run() {
     insta::assert_snapshot!("report_frontier_page", without_drawings(&html));
 }
 
+/// A threads run's page: one section of all its methods, with their distributions and
+/// CPU per sleep against tail, the same page `punctual report` makes of its export.
+#[test]
+fn page_of_a_threads_run() {
+    let dir = TempDir::new("report-threads");
+    let args = [
+        &MOCK_THREADS[..],
+        &["--report", "threads.html", "--export-json", "threads.json"],
+    ]
+    .concat();
+    let stdout = in_dir(&dir.0, &args);
+    assert!(stdout.ends_with("report: threads.html\n"), "{stdout}");
+    in_dir(&dir.0, &["report", "threads.json", "-o", "again.html"]);
+    let html = read(&dir.0, "threads.html");
+    assert_eq!(html, read(&dir.0, "again.html"));
+    assert_eq!(html.matches("<svg ").count(), 2);
+    let export: Value = serde_json::from_str(&read(&dir.0, "threads.json")).unwrap();
+    for result in export["results"].as_array().unwrap() {
+        let points = result["lateness_percentiles"].as_array().unwrap();
+        let p99 = points.iter().find(|p| p["percentile"] == 99.0).unwrap();
+        assert_eq!(p99["lateness_ns"], result["p99_ns"], "{result}");
+    }
+    insta::assert_snapshot!("report_threads_page", without_drawings(&html));
+}
+
 /// Every method, or frontier contender, has its figures on hover on both plots of its
 /// wait (the distribution's curve and its CPU/tail point), the same figures as its row in
 /// the wait's table and in the table under the CPU/tail plot; nothing else is titled but a
@@ -122,14 +148,22 @@ fn every_plotted_method_has_its_figures_on_hover_and_in_a_table() {
         &dir.0,
         &[&MOCK_FRONTIER[..], &["--report", "frontier.html"]].concat(),
     );
-    for (page, sweep_lines) in [("bench.html", 0), ("frontier.html", 4)] {
+    in_dir(
+        &dir.0,
+        &[&MOCK_THREADS[..], &["--report", "threads.html"]].concat(),
+    );
+    for (page, sections, methods, sweep_lines) in [
+        ("bench.html", 2, 9, 0),
+        ("frontier.html", 2, 15, 4),
+        ("threads.html", 1, 3, 0),
+    ] {
         let html = read(&dir.0, page);
-        let sections = wait_sections(&html);
-        assert_eq!(sections.len(), 2, "{page}");
-        for section in sections {
+        let sections_of = wait_sections(&html);
+        assert_eq!(sections_of.len(), sections, "{page}");
+        for section in sections_of {
             let rows = table_rows(section, "results");
             let titles = titles(section);
-            assert!(rows.len() >= 9, "{page}: {} rows", rows.len());
+            assert!(rows.len() >= methods, "{page}: {} rows", rows.len());
             for row in &rows {
                 let (name, p50, p99, p999, cpu) = (&row[0], &row[4], &row[6], &row[7], &row[10]);
                 let hover =
@@ -232,20 +266,15 @@ fn a_page_that_cannot_be_written_fails_before_measuring() {
         &[&MOCK_BENCH[..], &["--report", "r.svg"]].concat(),
         "give a name ending in .html",
     );
-    for mode in [["--scale", "1"], ["--threads", "2"]] {
-        assert_usage_error(
-            &[
-                &["bench", "--mock-timer"][..],
-                &mode,
-                &["--report", "r.html"],
-            ]
-            .concat(),
-            &format!(
-                "--report makes a page of the wait table (single or grid mode) or of a --frontier run, not of a {} run",
-                mode[0]
-            ),
-        );
-    }
+    assert_usage_error(
+        &["bench", "--mock-timer", "--scale", "1", "--report", "r.html"],
+        "--report makes a page of the wait table (single or grid mode), a --frontier or a --threads run, not of a --scale run",
+    );
+    assert_fails_before_measuring(
+        &[&MOCK_THREADS[..], &["--report", page]].concat(),
+        1,
+        &format!("writing the report to {page}"),
+    );
     assert_usage_error(
         &[
             &MOCK_BENCH[..],
@@ -275,21 +304,6 @@ fn report_errors_say_what_is_wrong() {
             "scale.json",
         ],
     );
-    in_dir(
-        &dir.0,
-        &[
-            "bench",
-            "--mock-timer",
-            "--threads",
-            "2",
-            "--wait-range",
-            "100us..2ms",
-            "--duration",
-            "1s",
-            "--export-json",
-            "threads.json",
-        ],
-    );
     let cases = [
         (vec!["missing.json"], "reading missing.json"),
         (vec!["not.json"], "not.json is not JSON"),
@@ -297,8 +311,7 @@ fn report_errors_say_what_is_wrong() {
             vec!["other.json"],
             "other.json is not a `punctual bench --export-json` file",
         ),
-        (vec!["scale.json"], "scale.json is a --scale run: `punctual report` makes pages of wait tables (single or grid mode) and --frontier runs only"),
-        (vec!["threads.json"], "threads.json is a --threads run"),
+        (vec!["scale.json"], "scale.json is a --scale run: `punctual report` makes pages of wait tables (single or grid mode), --frontier and --threads runs only"),
     ];
     for (exports, message) in cases {
         let args = [&["report"][..], &exports, &["-o", "page.html"]].concat();

@@ -1,8 +1,8 @@
-//! `punctual report a.json b.json`: two exports side by side, of the wait table and of a
-//! `--frontier` run, with what differs marked.
+//! `punctual report a.json b.json`: two exports side by side, of the wait table, of a
+//! `--frontier` and of a `--threads` run, with what differs marked.
 
 mod common;
-use common::pages::{in_dir, read, titles, wait_sections, MOCK_BENCH, MOCK_FRONTIER};
+use common::pages::{in_dir, read, titles, wait_sections, MOCK_BENCH, MOCK_FRONTIER, MOCK_THREADS};
 use common::TempDir;
 use serde_json::Value;
 
@@ -96,6 +96,31 @@ fn frontier_comparison_marks_what_differs() {
     assert_eq!(html.matches("<svg ").count(), 8);
     assert_eq!(html.matches("<h3>CPU against tail</h3>").count(), 4);
     assert_eq!(html.matches("<h3>Lateness distribution</h3>").count(), 4);
+}
+
+/// Two threads runs, the second with the hybrid's p50 halved: marked, once, with each
+/// side's distributions and CPU per sleep against tail.
+#[test]
+fn threads_comparison_marks_what_differs() {
+    let dir = TempDir::new("report-compare-threads");
+    in_dir(
+        &dir.0,
+        &[&MOCK_THREADS[..], &["--export-json", "a.json"]].concat(),
+    );
+    changed(&dir.0, "results", |result| {
+        if result["method"] == "hybrid" {
+            scaled(result, "p50_ns", 0.5);
+        }
+    });
+    in_dir(
+        &dir.0,
+        &["report", "a.json", "b.json", "-o", "compare.html"],
+    );
+    let html = read(&dir.0, "compare.html");
+    assert_eq!(marked(&html), (vec![], vec!["0.50x better"]));
+    assert_eq!(wait_sections(&html).len(), 1, "one section for the threads");
+    assert_eq!(html.matches("<svg ").count(), 4);
+    assert!(html.contains("<h2>4 threads per method at once, waits from 100us to 2ms</h2>"));
 }
 
 /// A frontier run and a wait table are not compared: the error says why, and no page.

@@ -18,11 +18,13 @@ const MARKED: f64 = 1.1;
 
 /// `names` are how the page calls the two (their file names).
 pub fn render(a: &Export, b: &Export, names: [&str; 2]) -> anyhow::Result<String> {
-    if a.is_frontier() != b.is_frontier() {
+    if a.kind() != b.kind() {
         bail!(
-            "{} and {} are different kinds of run (a --frontier run and a wait table): compare two of a kind",
+            "{} and {} are different kinds of run (`{}` and `{}`): compare two of a kind",
             names[0],
-            names[1]
+            names[1],
+            a.kind(),
+            b.kind()
         );
     }
     let [name_a, name_b] = names.map(escape);
@@ -53,15 +55,31 @@ pub fn render(a: &Export, b: &Export, names: [&str; 2]) -> anyhow::Result<String
         })
         .collect();
     body.push_str(&super::page::warnings(&warned));
-    let mut waits = a.waits();
-    waits.extend(b.waits().into_iter().filter(|w| !a.waits().contains(w)));
-    for wait in waits {
-        let (rows_a, rows_b) = (a.rows_at(wait), b.rows_at(wait));
-        let name = sections::wait_name(wait);
+    let (parts_a, parts_b) = (a.parts(), b.parts());
+    let mut ids: Vec<&str> = parts_a.iter().map(|p| p.id.as_str()).collect();
+    ids.extend(
+        parts_b
+            .iter()
+            .map(|p| p.id.as_str())
+            .filter(|id| !parts_a.iter().any(|p| p.id == *id)),
+    );
+    for id in ids {
+        let part_a = parts_a.iter().find(|p| p.id == id);
+        let part_b = parts_b.iter().find(|p| p.id == id);
+        let title = match (part_a, part_b) {
+            (Some(pa), Some(pb)) if pa.title != pb.title => {
+                format!("{} (A) against {} (B)", pa.title, pb.title)
+            }
+            (Some(p), _) | (None, Some(p)) => p.title.clone(),
+            (None, None) => unreachable!("every id is of a part of A or B"),
+        };
+        let about = part_a.or(part_b).map_or(String::new(), |p| p.about.clone());
+        let rows_a = part_a.map_or(Vec::new(), |p| p.rows.clone());
+        let rows_b = part_b.map_or(Vec::new(), |p| p.rows.clone());
         let _ = writeln!(
             body,
-            "<section class=\"wait\" id=\"wait-{wait}\">\n<h2>Wait {}</h2>",
-            escape(&name)
+            "<section class=\"wait\" id=\"{id}\">\n<h2>{}</h2>",
+            escape(&title)
         );
         body.push_str(&differences(&rows_a, &rows_b).render());
         body.push_str("<div class=\"pair\">\n");
@@ -75,7 +93,7 @@ pub fn render(a: &Export, b: &Export, names: [&str; 2]) -> anyhow::Result<String
                     rows,
                     export.is_frontier(),
                     Width::Half,
-                    &format!("{label}, wait {name}"),
+                    &format!("{label}, {about}"),
                 )?);
             }
             body.push_str("</div>\n");

@@ -1,12 +1,13 @@
-//! What a page is made from: a `punctual bench --export-json` file read back, a wait table's
-//! or a `--frontier` run's. Fields an older export lacks read as unknown, so that a page can
-//! be made of any export; what the page cannot show (a --scale or --threads run) is an error
-//! that says so.
+//! What a page is made from: a `punctual bench --export-json` file read back, a wait table's,
+//! a `--frontier` or a `--threads` run's. Fields an older export lacks read as unknown, so
+//! that a page can be made of any export; what the page cannot show (a --scale run) is an
+//! error that says so.
 
 use anyhow::bail;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::sections::wait_name;
 use crate::bench::frontier::Family;
 use crate::environment::Environment;
 
@@ -18,7 +19,8 @@ pub struct Export {
     /// A wait table's rows: one method at one wait.
     #[serde(default)]
     pub results: Vec<Row>,
-    /// A frontier run's rows: one contender at one wait.
+    /// A frontier run's rows: one contender at one wait. (A threads run's rows, one method's
+    /// threads, are `results` with no one wait: their `wait_ns` reads 0.)
     #[serde(default)]
     pub points: Vec<Row>,
     #[serde(default)]
@@ -35,18 +37,30 @@ pub struct Export {
 /// How the run was made.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Run {
-    /// `single`, `grid` or `frontier` (a `scale` or `threads` run has no page).
+    /// `single`, `grid`, `frontier` or `threads` (a `scale` run has no page).
     pub mode: String,
-    pub phase: String,
+    /// `aligned` or `scrambled`; a threads run has none.
+    #[serde(default)]
+    pub phase: Option<String>,
     pub load: String,
     pub load_threads: u64,
     #[serde(default)]
     pub samples_per_method: Option<u64>,
     #[serde(default)]
     pub duration_per_method_ns: Option<u64>,
-    pub warmup: u64,
+    /// Unrecorded waits first; a threads run has none.
+    #[serde(default)]
+    pub warmup: Option<u64>,
     #[serde(default)]
     pub interrupted: bool,
+    /// A threads run's sleepers per method, all at once.
+    #[serde(default)]
+    pub threads: Option<u64>,
+    /// A threads run's range of waits.
+    #[serde(default)]
+    pub wait_min_ns: Option<u64>,
+    #[serde(default)]
+    pub wait_max_ns: Option<u64>,
     /// A frontier run's waits, with the samples each contender took.
     #[serde(default)]
     pub waits: Vec<WaitSize>,
@@ -87,8 +101,13 @@ pub struct Row {
     pub early: u64,
     #[serde(default)]
     pub missed: u64,
+    /// In a threads run, the crew's own CPU time over the sleeps it completed.
     pub cpu_ns_per_wait: u64,
+    /// In a threads run, the crew's own CPU time over the wall time: cores.
     pub cpu_share: f64,
+    /// A threads run's process CPU time over the wall time: cores, every thread's.
+    #[serde(default)]
+    pub cores: Option<f64>,
     #[serde(default)]
     pub note: Option<String>,
     /// The lateness distribution's points; exports before `punctual report` existed lack
@@ -121,10 +140,11 @@ pub struct Placement {
 impl Export {
     /// Reads an export; `shown` names it in errors.
     pub fn from_value(value: Value, shown: &str) -> anyhow::Result<Export> {
-        if let Some(mode @ ("scale" | "threads")) =
-            value.pointer("/run/mode").and_then(Value::as_str)
-        {
-            bail!("{shown} is a --{mode} run: `punctual report` makes pages of wait tables (single or grid mode) and --frontier runs only");
+        let mut value = value;
+        match value.pointer("/run/mode").and_then(Value::as_str) {
+            Some("scale") => bail!("{shown} is a --scale run: `punctual report` makes pages of wait tables (single or grid mode), --frontier and --threads runs only"),
+            Some("threads") => as_rows(&mut value),
+            _ => {}
         }
         let export: Export = serde_json::from_value(value).map_err(|e| {
             anyhow::anyhow!("{shown} is not a `punctual bench --export-json` file: {e}")
@@ -139,6 +159,19 @@ impl Export {
         self.run.mode == "frontier"
     }
 
+    pub fn is_threads(&self) -> bool {
+        self.run.mode == "threads"
+    }
+
+    /// What kind of run it was, as the page names it.
+    pub fn kind(&self) -> &'static str {
+        match self.run.mode.as_str() {
+            "frontier" => "punctual bench --frontier",
+            "threads" => "punctual bench --threads",
+            _ => "punctual bench",
+        }
+    }
+
     /// The rows, whichever kind of run it was.
     pub fn rows(&self) -> &[Row] {
         if self.is_frontier() {
@@ -148,21 +181,79 @@ impl Export {
         }
     }
 
-    /// The waits, in the order measured.
-    pub fn waits(&self) -> Vec<u64> {
-        let mut waits: Vec<u64> = Vec::new();
+    /// The page's parts: a wait's rows each, in the order measured; a threads run's rows
+    /// in one.
+    pub fn parts(&self) -> Vec<Part<'_>> {
+        if self.is_threads() {
+            let range = match (self.run.wait_min_ns, self.run.wait_max_ns) {
+                (Some(min), Some(max)) => {
+                    format!(", waits from {} to {}", wait_name(min), wait_name(max))
+                }
+                _ => String::new(),
+            };
+            let threads = self
+                .run
+                .threads
+                .map_or("Many".to_string(), |n| n.to_string());
+            return vec![Part {
+                id: "threads".to_string(),
+                title: format!("{threads} threads per method at once{range}"),
+                about: format!("{threads} threads at once"),
+                wait_ns: None,
+                rows: self.rows().iter().collect(),
+            }];
+        }
+        let mut parts: Vec<Part<'_>> = Vec::new();
         for row in self.rows() {
-            if !waits.contains(&row.wait_ns) {
-                waits.push(row.wait_ns);
+            match parts.iter_mut().find(|p| p.wait_ns == Some(row.wait_ns)) {
+                Some(part) => part.rows.push(row),
+                None => {
+                    let name = wait_name(row.wait_ns);
+                    parts.push(Part {
+                        id: format!("wait-{}", row.wait_ns),
+                        title: format!("Wait {name}"),
+                        about: format!("wait {name}"),
+                        wait_ns: Some(row.wait_ns),
+                        rows: vec![row],
+                    });
+                }
             }
         }
-        waits
+        parts
     }
+}
 
-    pub fn rows_at(&self, wait_ns: u64) -> Vec<&Row> {
-        self.rows()
-            .iter()
-            .filter(|r| r.wait_ns == wait_ns)
-            .collect()
+/// One section of the page: a wait's rows, or a threads run's.
+#[derive(Debug, Clone)]
+pub struct Part<'a> {
+    /// The section's `id`, which is also how a comparison pairs A's parts with B's.
+    pub id: String,
+    /// Its heading.
+    pub title: String,
+    /// What its plots are of, for a screen reader.
+    pub about: String,
+    pub wait_ns: Option<u64>,
+    pub rows: Vec<&'a Row>,
+}
+
+/// A threads run's results as rows: CPU per wait is the crew's own CPU time per completed
+/// sleep, its share the crew's cores; the process's cores are kept beside.
+fn as_rows(value: &mut Value) {
+    let Some(Value::Array(results)) = value.get_mut("results") else {
+        return;
+    };
+    for result in results {
+        let number = |field: &str| result.get(field).and_then(Value::as_f64);
+        let (samples, wall_ns, own) =
+            (number("samples"), number("wall_ns"), number("thread_cores"));
+        let cpu_ns_per_sleep = match (samples, wall_ns, own) {
+            (Some(n), Some(wall), Some(own)) if n > 0.0 => (own * wall / n).round() as u64,
+            _ => 0,
+        };
+        if let Value::Object(fields) = result {
+            fields.insert("wait_ns".into(), 0.into());
+            fields.insert("cpu_ns_per_wait".into(), cpu_ns_per_sleep.into());
+            fields.insert("cpu_share".into(), own.unwrap_or(0.0).into());
+        }
     }
 }

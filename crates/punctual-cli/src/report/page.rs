@@ -11,11 +11,7 @@ use super::{figures, sections};
 
 pub fn render(export: &Export) -> anyhow::Result<String> {
     let mut body = String::new();
-    let kind = if export.is_frontier() {
-        "punctual bench --frontier"
-    } else {
-        "punctual bench"
-    };
+    let kind = export.kind();
     let _ = writeln!(
         body,
         "<header>\n<h1>{kind}: how late each way to wait wakes, on {}</h1>",
@@ -25,13 +21,13 @@ pub fn render(export: &Export) -> anyhow::Result<String> {
     body.push_str("</header>\n");
     body.push_str(&warnings(&sections::warnings(export)));
     let grid = export.run.mode == "grid";
-    for wait in export.waits() {
-        let rows = export.rows_at(wait);
-        let name = sections::wait_name(wait);
+    for part in export.parts() {
+        let rows = part.rows;
         let _ = writeln!(
             body,
-            "<section class=\"wait\" id=\"wait-{wait}\">\n<h2>Wait {}</h2>",
-            escape(&name)
+            "<section class=\"wait\" id=\"{}\">\n<h2>{}</h2>",
+            part.id,
+            escape(&part.title)
         );
         body.push_str(&sections::results(&rows, grid).render());
         for note in rows
@@ -45,11 +41,15 @@ pub fn render(export: &Export) -> anyhow::Result<String> {
             &rows,
             export.is_frontier(),
             Width::Full,
-            &format!("wait {name}"),
+            &part.about,
         )?);
         body.push_str("</section>\n");
     }
-    body.push_str("<p class=\"muted\">* punctual's own methods. Lateness is the bench's clock reading once the method has returned, minus the deadline; early wakes count as 0 in the percentiles; cpu is CPU time per wait, and its share of the wait.</p>\n");
+    body.push_str(if export.is_threads() {
+        "<p class=\"muted\">* punctual's own methods. Lateness is each thread's clock reading once the method has returned, minus the deadline; early wakes count as 0 in the percentiles; cpu/sleep is the method's own threads' CPU time per completed sleep, own cores that CPU time over the wall time, cores the whole process's.</p>\n"
+    } else {
+        "<p class=\"muted\">* punctual's own methods. Lateness is the bench's clock reading once the method has returned, minus the deadline; early wakes count as 0 in the percentiles; cpu is CPU time per wait, and its share of the wait.</p>\n"
+    });
     body.push_str("<section id=\"environment\">\n<h2>Environment</h2>\n");
     body.push_str(&sections::facts(&export.environment.lines()).render());
     body.push_str("</section>\n<section id=\"settings\">\n<h2>Load and mode</h2>\n");
@@ -59,12 +59,19 @@ pub fn render(export: &Export) -> anyhow::Result<String> {
     Ok(page(&format!("{kind} on {}", export.environment.os), &body))
 }
 
-/// The advice, in one sentence, first; a frontier run's placements instead.
+/// The advice, in one sentence, first; a frontier run's placements, or which of a threads
+/// run's methods woke closest, instead.
 pub fn recommendation(export: &Export) -> String {
     if let Some(advice) = &export.recommendation {
         return format!(
             "<p class=\"recommendation\"><strong>Recommendation:</strong> {}</p>\n",
             escape(advice)
+        );
+    }
+    if export.is_threads() {
+        return format!(
+            "<p class=\"recommendation\">{}</p>\n",
+            escape(&sections::closest(export))
         );
     }
     let placed = sections::placements(export);

@@ -41,17 +41,30 @@ pub fn wait_name(wait_ns: u64) -> String {
 
 /// The load and mode the run was made with, as `(label, value)`.
 pub fn settings(run: &Run) -> Vec<(&'static str, String)> {
-    let mut lines = vec![
-        ("mode", run.mode.clone()),
-        ("phase", run.phase.clone()),
-        (
-            "load",
-            match run.load_threads {
-                0 => "none".to_string(),
-                n => format!("{n} busy threads at {} priority", run.load),
-            },
-        ),
-    ];
+    let mut lines = vec![("mode", run.mode.clone())];
+    if let Some(phase) = &run.phase {
+        lines.push(("phase", phase.clone()));
+    }
+    if let Some(threads) = run.threads {
+        lines.push(("threads", format!("{threads} per method, sleeping at once")));
+    }
+    if let (Some(min), Some(max)) = (run.wait_min_ns, run.wait_max_ns) {
+        lines.push((
+            "waits",
+            format!(
+                "drawn uniformly from {} to {}",
+                wait_name(min),
+                wait_name(max)
+            ),
+        ));
+    }
+    lines.push((
+        "load",
+        match run.load_threads {
+            0 => "none".to_string(),
+            n => format!("{n} busy threads at {} priority", run.load),
+        },
+    ));
     if let Some(n) = run.samples_per_method {
         lines.push(("size", format!("{n} samples per method and wait")));
     }
@@ -59,8 +72,13 @@ pub fn settings(run: &Run) -> Vec<(&'static str, String)> {
         lines.push((
             "size",
             format!(
-                "{} of waiting per method and wait",
-                format_duration(Duration::from_nanos(ns))
+                "{} of waiting per method{}",
+                format_duration(Duration::from_nanos(ns)),
+                if run.threads.is_some() {
+                    ""
+                } else {
+                    " and wait"
+                }
             ),
         ));
     }
@@ -74,7 +92,9 @@ pub fn settings(run: &Run) -> Vec<(&'static str, String)> {
             ),
         ));
     }
-    lines.push(("warm-up", format!("{} unrecorded waits first", run.warmup)));
+    if let Some(warmup) = run.warmup {
+        lines.push(("warm-up", format!("{warmup} unrecorded waits first")));
+    }
     if run.interrupted {
         lines.push(("stopped", "early, by Ctrl-C".to_string()));
     }
@@ -113,7 +133,13 @@ pub fn results(rows: &[&Row], grid: bool) -> Table {
     if grid {
         head.push("missed");
     }
-    head.extend(["cpu/wait", "cpu"]);
+    let threads = rows.iter().any(|r| r.cores.is_some());
+    if threads {
+        head[1] = "sleeps";
+        head.extend(["cpu/sleep", "own cores", "cores"]);
+    } else {
+        head.extend(["cpu/wait", "cpu"]);
+    }
     let mut table = Table::new("results", &head);
     for row in rows {
         let mut cells = vec![
@@ -132,7 +158,14 @@ pub fn results(rows: &[&Row], grid: bool) -> Table {
             cells.push(Cell::from(row.missed.to_string()));
         }
         cells.push(nanos(row, row.cpu_ns_per_wait as f64));
-        cells.push(Cell::from(cpu_share_label(row.cpu_share)));
+        match row.cores {
+            Some(cores) if threads => {
+                cells.push(Cell::from(format!("{:.2}", row.cpu_share)));
+                cells.push(Cell::from(format!("{cores:.2}")));
+            }
+            None if threads => cells.extend([Cell::from("-"), Cell::from("-")]),
+            _ => cells.push(Cell::from(cpu_share_label(row.cpu_share))),
+        }
         table.row(row.ours.then_some("ours"), cells);
     }
     table
@@ -167,7 +200,12 @@ pub fn plotted(rows: &[&Row]) -> Option<Table> {
 
 /// What the CPU/tail plot shows of each measured row, as its hover text gives it.
 pub fn tail_figures(rows: &[&Row]) -> Table {
-    let mut table = Table::new("plotted", &["method", "cpu/wait", "p50", "p99", "p99.9"]);
+    let cpu = if rows.iter().any(|r| r.cores.is_some()) {
+        "cpu/sleep"
+    } else {
+        "cpu/wait"
+    };
+    let mut table = Table::new("plotted", &["method", cpu, "p50", "p99", "p99.9"]);
     for row in rows.iter().filter(|r| r.samples > 0) {
         table.row(
             row.ours.then_some("ours"),
@@ -200,6 +238,28 @@ fn quote(word: &str) -> String {
         word.to_string()
     } else {
         format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// A threads run's one sentence: which method woke closest at p99, for what CPU.
+pub fn closest(export: &Export) -> String {
+    let threads = export
+        .run
+        .threads
+        .map_or("many".to_string(), |n| n.to_string());
+    match export
+        .rows()
+        .iter()
+        .filter(|r| r.samples > 0)
+        .min_by_key(|r| (r.p99_ns, r.cpu_ns_per_wait))
+    {
+        Some(best) => format!(
+            "With {threads} threads sleeping at once, {} woke closest: {} late at p99 for {} CPU per sleep (a --threads run compares; it makes no recommendation).",
+            name(best),
+            format_nanos(best.p99_ns as f64),
+            format_nanos(best.cpu_ns_per_wait as f64)
+        ),
+        None => "No method completed a sleep, so there is nothing to compare.".to_string(),
     }
 }
 

@@ -24,6 +24,17 @@ pub const MOCK_FRONTIER: [&str; 7] = [
     "100us,1ms",
 ];
 
+pub const MOCK_THREADS: [&str; 8] = [
+    "bench",
+    "--mock-timer",
+    "--threads",
+    "4",
+    "--wait-range",
+    "100us..2ms",
+    "--duration",
+    "2s",
+];
+
 /// Runs punctual in `dir` (so that the command the page shows has no temporary path in it)
 /// and returns its standard output; fails on a non-zero exit.
 pub fn in_dir(dir: &Path, args: &[&str]) -> String {
