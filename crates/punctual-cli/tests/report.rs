@@ -193,31 +193,40 @@ fn every_plotted_method_has_its_figures_on_hover_and_in_a_table() {
     }
 }
 
-/// A frontier export from before the page drew its distributions still makes a page: CPU
-/// against tail, and a note where the distributions would be.
+/// A frontier or threads export from before the page drew their distributions still makes
+/// a page: CPU against tail, and a note where the distributions would be.
 #[test]
-fn an_old_frontier_export_still_makes_a_page() {
+fn old_frontier_and_threads_exports_still_make_a_page() {
     let dir = TempDir::new("report-old-frontier");
     in_dir(
         &dir.0,
-        &[&MOCK_FRONTIER[..], &["--export-json", "new.json"]].concat(),
+        &[&MOCK_FRONTIER[..], &["--export-json", "frontier.json"]].concat(),
     );
-    let mut old: Value = serde_json::from_str(&read(&dir.0, "new.json")).unwrap();
-    for point in old["points"].as_array_mut().unwrap() {
-        point
-            .as_object_mut()
-            .unwrap()
-            .remove("lateness_percentiles");
+    in_dir(
+        &dir.0,
+        &[&MOCK_THREADS[..], &["--export-json", "threads.json"]].concat(),
+    );
+    for (export, rows, parts) in [("frontier", "points", 2), ("threads", "results", 1)] {
+        let mut old: Value =
+            serde_json::from_str(&read(&dir.0, &format!("{export}.json"))).unwrap();
+        old.as_object_mut().unwrap().remove("command");
+        for row in old[rows].as_array_mut().unwrap() {
+            row.as_object_mut().unwrap().remove("lateness_percentiles");
+        }
+        std::fs::write(dir.0.join("old.json"), old.to_string()).unwrap();
+        in_dir(&dir.0, &["report", "old.json", "-o", "old.html"]);
+        let html = read(&dir.0, "old.html");
+        assert_eq!(
+            html.matches("holds no lateness distribution").count(),
+            parts,
+            "{export}"
+        );
+        assert_eq!(
+            html.matches("<svg ").count(),
+            parts,
+            "{export}: CPU against tail"
+        );
     }
-    std::fs::write(dir.0.join("old.json"), old.to_string()).unwrap();
-    in_dir(&dir.0, &["report", "old.json", "-o", "old.html"]);
-    let html = read(&dir.0, "old.html");
-    assert_eq!(html.matches("holds no lateness distribution").count(), 2);
-    assert_eq!(
-        html.matches("<svg ").count(),
-        2,
-        "CPU against tail, per wait"
-    );
 }
 
 #[test]
