@@ -111,8 +111,8 @@ pub struct BenchArgs {
 
     /// Write one self-contained HTML page of the run (per wait the table, the lateness
     /// distribution of every method and CPU per wait against p99 and p99.9; the environment
-    /// and the command), for a browser, a phone or a printer. For the wait table (single or
-    /// grid mode), --frontier and --threads runs; not with --scale.
+    /// and the command), for a browser, a phone or a printer; of any mode (per N timers
+    /// with --scale, one part of all methods with --threads).
     #[arg(long, value_name = "FILE.html", value_parser = parse_html_path)]
     pub report: Option<PathBuf>,
 

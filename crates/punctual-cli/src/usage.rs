@@ -29,12 +29,6 @@ pub fn check_bench(args: &BenchArgs) -> Result<(), String> {
             );
         }
     }
-    if args.scale.is_some() && args.report.is_some() {
-        return Err(
-            "--report makes a page of the wait table (single or grid mode), a --frontier or a --threads run, not of a --scale run: use --export-json, --export-markdown or the table --scale prints"
-                .into(),
-        );
-    }
     let outputs = [
         ("--export-json", &args.export_json),
         ("--export-csv", &args.export_csv),

@@ -6,7 +6,7 @@
 mod common;
 use common::pages::{
     in_dir, read, table_rows, titles, wait_sections, without_drawings, MOCK_BENCH, MOCK_FRONTIER,
-    MOCK_THREADS,
+    MOCK_SCALE, MOCK_THREADS,
 };
 use common::{assert_fails_before_measuring, assert_usage_error, punctual, run, TempDir};
 use serde_json::Value;
@@ -133,6 +133,33 @@ fn page_of_a_threads_run() {
     insta::assert_snapshot!("report_threads_page", without_drawings(&html));
 }
 
+/// A scale run's page: a part per N, each with its methods' table, distributions and CPU
+/// per timer against tail, the same page `punctual report` makes of its export.
+#[test]
+fn page_of_a_scale_run() {
+    let dir = TempDir::new("report-scale");
+    let args = [
+        &MOCK_SCALE[..],
+        &["--report", "scale.html", "--export-json", "scale.json"],
+    ]
+    .concat();
+    let stdout = in_dir(&dir.0, &args);
+    assert!(stdout.ends_with("report: scale.html\n"), "{stdout}");
+    in_dir(&dir.0, &["report", "scale.json", "-o", "again.html"]);
+    let html = read(&dir.0, "scale.html");
+    assert_eq!(html, read(&dir.0, "again.html"));
+    assert_eq!(html.matches("<svg ").count(), 4, "two plots per N");
+    assert!(html.contains("<h2>1 timer pending at once</h2>"));
+    assert!(html.contains("<h2>1000 timers pending at once</h2>"));
+    let export: Value = serde_json::from_str(&read(&dir.0, "scale.json")).unwrap();
+    for result in export["scale"].as_array().unwrap() {
+        let points = result["lateness_percentiles"].as_array().unwrap();
+        let p99 = points.iter().find(|p| p["percentile"] == 99.0).unwrap();
+        assert_eq!(p99["lateness_ns"], result["p99_ns"], "{result}");
+    }
+    insta::assert_snapshot!("report_scale_page", without_drawings(&html));
+}
+
 /// Every method, or frontier contender, has its figures on hover on both plots of its
 /// wait (the distribution's curve and its CPU/tail point), the same figures as its row in
 /// the wait's table and in the table under the CPU/tail plot; nothing else is titled but a
@@ -152,10 +179,15 @@ fn every_plotted_method_has_its_figures_on_hover_and_in_a_table() {
         &dir.0,
         &[&MOCK_THREADS[..], &["--report", "threads.html"]].concat(),
     );
+    in_dir(
+        &dir.0,
+        &[&MOCK_SCALE[..], &["--report", "scale.html"]].concat(),
+    );
     for (page, sections, methods, sweep_lines) in [
         ("bench.html", 2, 9, 0),
         ("frontier.html", 2, 15, 4),
         ("threads.html", 1, 3, 0),
+        ("scale.html", 2, 4, 0),
     ] {
         let html = read(&dir.0, page);
         let sections_of = wait_sections(&html);
@@ -275,15 +307,13 @@ fn a_page_that_cannot_be_written_fails_before_measuring() {
         &[&MOCK_BENCH[..], &["--report", "r.svg"]].concat(),
         "give a name ending in .html",
     );
-    assert_usage_error(
-        &["bench", "--mock-timer", "--scale", "1", "--report", "r.html"],
-        "--report makes a page of the wait table (single or grid mode), a --frontier or a --threads run, not of a --scale run",
-    );
-    assert_fails_before_measuring(
-        &[&MOCK_THREADS[..], &["--report", page]].concat(),
-        1,
-        &format!("writing the report to {page}"),
-    );
+    for mode in [&MOCK_THREADS[..], &MOCK_SCALE[..]] {
+        assert_fails_before_measuring(
+            &[mode, &["--report", page]].concat(),
+            1,
+            &format!("writing the report to {page}"),
+        );
+    }
     assert_usage_error(
         &[
             &MOCK_BENCH[..],
@@ -313,6 +343,9 @@ fn report_errors_say_what_is_wrong() {
             "scale.json",
         ],
     );
+    let mut empty: Value = serde_json::from_str(&read(&dir.0, "scale.json")).unwrap();
+    empty["scale"] = Value::Array(Vec::new());
+    std::fs::write(dir.0.join("empty.json"), empty.to_string()).unwrap();
     let cases = [
         (vec!["missing.json"], "reading missing.json"),
         (vec!["not.json"], "not.json is not JSON"),
@@ -320,7 +353,10 @@ fn report_errors_say_what_is_wrong() {
             vec!["other.json"],
             "other.json is not a `punctual bench --export-json` file",
         ),
-        (vec!["scale.json"], "scale.json is a --scale run: `punctual report` makes pages of wait tables (single or grid mode), --frontier and --threads runs only"),
+        (
+            vec!["empty.json"],
+            "empty.json holds no results: nothing was measured",
+        ),
     ];
     for (exports, message) in cases {
         let args = [&["report"][..], &exports, &["-o", "page.html"]].concat();

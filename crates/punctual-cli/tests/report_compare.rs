@@ -1,12 +1,15 @@
 //! `punctual report a.json b.json`: two exports side by side, of the wait table, of a
-//! `--frontier` and of a `--threads` run, with what differs marked.
+//! `--frontier`, a `--threads` and a `--scale` run, with what differs marked.
 
 mod common;
-use common::pages::{in_dir, read, titles, wait_sections, MOCK_BENCH, MOCK_FRONTIER, MOCK_THREADS};
+use common::pages::{
+    in_dir, read, titles, wait_sections, MOCK_BENCH, MOCK_FRONTIER, MOCK_SCALE, MOCK_THREADS,
+};
 use common::TempDir;
 use serde_json::Value;
 
-/// Writes `b.json`: `a.json` with `change` made to each of its rows (`results` or `points`).
+/// Writes `b.json`: `a.json` with `change` made to each of its rows (`results`, `points` or
+/// `scale`).
 fn changed(dir: &std::path::Path, rows: &str, change: impl Fn(&mut Value)) {
     let mut b: Value = serde_json::from_str(&read(dir, "a.json")).unwrap();
     b[rows].as_array_mut().unwrap().iter_mut().for_each(change);
@@ -121,6 +124,30 @@ fn threads_comparison_marks_what_differs() {
     assert_eq!(wait_sections(&html).len(), 1, "one section for the threads");
     assert_eq!(html.matches("<svg ").count(), 4);
     assert!(html.contains("<h2>4 threads per method at once, waits from 100us to 2ms</h2>"));
+}
+
+/// Two scale runs, the second with tokio's CPU per timer at 1000 timers doubled: marked,
+/// once, with both plots of each side at each N.
+#[test]
+fn scale_comparison_marks_what_differs() {
+    let dir = TempDir::new("report-compare-scale");
+    in_dir(
+        &dir.0,
+        &[&MOCK_SCALE[..], &["--export-json", "a.json"]].concat(),
+    );
+    changed(&dir.0, "scale", |result| {
+        if result["timers"] == 1000 && result["method"] == "tokio" {
+            scaled(result, "cpu_ns_per_timer", 2.0);
+        }
+    });
+    in_dir(
+        &dir.0,
+        &["report", "a.json", "b.json", "-o", "compare.html"],
+    );
+    let html = read(&dir.0, "compare.html");
+    assert_eq!(marked(&html), (vec!["2.00x worse"], vec![]));
+    assert_eq!(wait_sections(&html).len(), 2, "a section per N");
+    assert_eq!(html.matches("<svg ").count(), 8);
 }
 
 /// A frontier run and a wait table are not compared: the error says why, and no page.

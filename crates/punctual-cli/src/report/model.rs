@@ -1,7 +1,6 @@
-//! What a page is made from: a `punctual bench --export-json` file read back, a wait table's,
-//! a `--frontier` or a `--threads` run's. Fields an older export lacks read as unknown, so
-//! that a page can be made of any export; what the page cannot show (a --scale run) is an
-//! error that says so.
+//! What a page is made from: a `punctual bench --export-json` file read back, of any mode:
+//! a wait table's, a `--frontier`, a `--threads` or a `--scale` run's. Fields an older export
+//! lacks read as unknown, so that a page can be made of any export.
 
 use anyhow::bail;
 use serde::Deserialize;
@@ -37,7 +36,7 @@ pub struct Export {
 /// How the run was made.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Run {
-    /// `single`, `grid`, `frontier` or `threads` (a `scale` run has no page).
+    /// `single`, `grid`, `frontier`, `threads` or `scale`.
     pub mode: String,
     /// `aligned` or `scrambled`; a threads run has none.
     #[serde(default)]
@@ -61,6 +60,12 @@ pub struct Run {
     pub wait_min_ns: Option<u64>,
     #[serde(default)]
     pub wait_max_ns: Option<u64>,
+    /// A scale run's numbers of timers pending at once.
+    #[serde(default)]
+    pub timers: Vec<u64>,
+    /// A scale run's least rounds per method and N.
+    #[serde(default)]
+    pub min_rounds: Option<u64>,
     /// A frontier run's waits, with the samples each contender took.
     #[serde(default)]
     pub waits: Vec<WaitSize>,
@@ -108,6 +113,15 @@ pub struct Row {
     /// A threads run's process CPU time over the wall time: cores, every thread's.
     #[serde(default)]
     pub cores: Option<f64>,
+    /// A scale run's timers pending at once (its CPU per wait is the process's per timer).
+    #[serde(default)]
+    pub timers: Option<u64>,
+    /// A scale run's driver thread's CPU time per timer.
+    #[serde(default)]
+    pub driver_cpu_ns_per_timer: Option<u64>,
+    /// A scale run's longest stretch with a timer overdue and none completing.
+    #[serde(default)]
+    pub longest_stall_ns: Option<u64>,
     #[serde(default)]
     pub note: Option<String>,
     /// The lateness distribution's points; exports before `punctual report` existed lack
@@ -142,8 +156,8 @@ impl Export {
     pub fn from_value(value: Value, shown: &str) -> anyhow::Result<Export> {
         let mut value = value;
         match value.pointer("/run/mode").and_then(Value::as_str) {
-            Some("scale") => bail!("{shown} is a --scale run: `punctual report` makes pages of wait tables (single or grid mode), --frontier and --threads runs only"),
-            Some("threads") => as_rows(&mut value),
+            Some("scale") => scale_as_rows(&mut value),
+            Some("threads") => threads_as_rows(&mut value),
             _ => {}
         }
         let export: Export = serde_json::from_value(value).map_err(|e| {
@@ -163,11 +177,16 @@ impl Export {
         self.run.mode == "threads"
     }
 
+    pub fn is_scale(&self) -> bool {
+        self.run.mode == "scale"
+    }
+
     /// What kind of run it was, as the page names it.
     pub fn kind(&self) -> &'static str {
         match self.run.mode.as_str() {
             "frontier" => "punctual bench --frontier",
             "threads" => "punctual bench --threads",
+            "scale" => "punctual bench --scale",
             _ => "punctual bench",
         }
     }
@@ -204,6 +223,23 @@ impl Export {
             }];
         }
         let mut parts: Vec<Part<'_>> = Vec::new();
+        if self.is_scale() {
+            for row in self.rows() {
+                let n = row.timers.unwrap_or(0);
+                let id = format!("timers-{n}");
+                match parts.iter_mut().find(|p| p.id == id) {
+                    Some(part) => part.rows.push(row),
+                    None => parts.push(Part {
+                        id,
+                        title: format!("{n} {} pending at once", timers(n)),
+                        about: format!("{n} {} pending at once", timers(n)),
+                        wait_ns: None,
+                        rows: vec![row],
+                    }),
+                }
+            }
+            return parts;
+        }
         for row in self.rows() {
             match parts.iter_mut().find(|p| p.wait_ns == Some(row.wait_ns)) {
                 Some(part) => part.rows.push(row),
@@ -238,7 +274,7 @@ pub struct Part<'a> {
 
 /// A threads run's results as rows: CPU per wait is the crew's own CPU time per completed
 /// sleep, its share the crew's cores; the process's cores are kept beside.
-fn as_rows(value: &mut Value) {
+fn threads_as_rows(value: &mut Value) {
     let Some(Value::Array(results)) = value.get_mut("results") else {
         return;
     };
@@ -255,5 +291,36 @@ fn as_rows(value: &mut Value) {
             fields.insert("cpu_ns_per_wait".into(), cpu_ns_per_sleep.into());
             fields.insert("cpu_share".into(), own.unwrap_or(0.0).into());
         }
+    }
+}
+
+/// A scale run's rows (`scale`, one method at one N) as rows: CPU per wait is the process's
+/// CPU time per timer (0 where the platform has no CPU clock).
+fn scale_as_rows(value: &mut Value) {
+    let Value::Object(fields) = value else {
+        return;
+    };
+    let Some(Value::Array(mut rows)) = fields.remove("scale") else {
+        return;
+    };
+    for row in &mut rows {
+        let cpu = row
+            .get("cpu_ns_per_timer")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        if let Value::Object(row) = row {
+            row.insert("wait_ns".into(), 0.into());
+            row.insert("cpu_ns_per_wait".into(), cpu.into());
+            row.insert("cpu_share".into(), 0.0.into());
+        }
+    }
+    fields.insert("results".into(), Value::Array(rows));
+}
+
+fn timers(n: u64) -> &'static str {
+    if n == 1 {
+        "timer"
+    } else {
+        "timers"
     }
 }

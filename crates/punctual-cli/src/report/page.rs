@@ -45,7 +45,9 @@ pub fn render(export: &Export) -> anyhow::Result<String> {
         )?);
         body.push_str("</section>\n");
     }
-    body.push_str(if export.is_threads() {
+    body.push_str(if export.is_scale() {
+        "<p class=\"muted\">* punctual's own methods. Lateness is each task's clock reading after its await, minus the deadline; early wakes count as 0 in the percentiles; cpu/timer is the whole process's CPU time from every timer pending to the last completed, per timer; the driver's is its timer thread's; a stall is a stretch with a timer overdue and none completing.</p>\n"
+    } else if export.is_threads() {
         "<p class=\"muted\">* punctual's own methods. Lateness is each thread's clock reading once the method has returned, minus the deadline; early wakes count as 0 in the percentiles; cpu/sleep is the method's own threads' CPU time per completed sleep, own cores that CPU time over the wall time, cores the whole process's.</p>\n"
     } else {
         "<p class=\"muted\">* punctual's own methods. Lateness is the bench's clock reading once the method has returned, minus the deadline; early wakes count as 0 in the percentiles; cpu is CPU time per wait, and its share of the wait.</p>\n"
@@ -60,7 +62,7 @@ pub fn render(export: &Export) -> anyhow::Result<String> {
 }
 
 /// The advice, in one sentence, first; a frontier run's placements, or which of a threads
-/// run's methods woke closest, instead.
+/// or scale run's methods woke closest, instead.
 pub fn recommendation(export: &Export) -> String {
     if let Some(advice) = &export.recommendation {
         return format!(
@@ -68,7 +70,7 @@ pub fn recommendation(export: &Export) -> String {
             escape(advice)
         );
     }
-    if export.is_threads() {
+    if export.is_threads() || export.is_scale() {
         return format!(
             "<p class=\"recommendation\">{}</p>\n",
             escape(&sections::closest(export))

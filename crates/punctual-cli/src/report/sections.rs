@@ -65,8 +65,19 @@ pub fn settings(run: &Run) -> Vec<(&'static str, String)> {
             n => format!("{n} busy threads at {} priority", run.load),
         },
     ));
+    if !run.timers.is_empty() {
+        let listed: Vec<String> = run.timers.iter().map(u64::to_string).collect();
+        lines.push((
+            "timers",
+            format!("{} pending at once, one task each", listed.join(", ")),
+        ));
+    }
+    let per = if run.timers.is_empty() { "wait" } else { "N" };
     if let Some(n) = run.samples_per_method {
-        lines.push(("size", format!("{n} samples per method and wait")));
+        lines.push(("size", format!("{n} samples per method and {per}")));
+    }
+    if let Some(n) = run.min_rounds {
+        lines.push(("rounds", format!("at least {n} per method and N")));
     }
     if let Some(ns) = run.duration_per_method_ns {
         lines.push((
@@ -134,9 +145,12 @@ pub fn results(rows: &[&Row], grid: bool) -> Table {
         head.push("missed");
     }
     let threads = rows.iter().any(|r| r.cores.is_some());
+    let scale = rows.iter().any(|r| r.timers.is_some());
     if threads {
         head[1] = "sleeps";
         head.extend(["cpu/sleep", "own cores", "cores"]);
+    } else if scale {
+        head.extend(["cpu/timer", "driver cpu/timer", "longest stall"]);
     } else {
         head.extend(["cpu/wait", "cpu"]);
     }
@@ -158,7 +172,12 @@ pub fn results(rows: &[&Row], grid: bool) -> Table {
             cells.push(Cell::from(row.missed.to_string()));
         }
         cells.push(nanos(row, row.cpu_ns_per_wait as f64));
+        let maybe = |ns: Option<u64>| ns.map_or(Cell::from("-"), |ns| nanos(row, ns as f64));
         match row.cores {
+            _ if scale => {
+                cells.push(maybe(row.driver_cpu_ns_per_timer));
+                cells.push(maybe(row.longest_stall_ns));
+            }
             Some(cores) if threads => {
                 cells.push(Cell::from(format!("{:.2}", row.cpu_share)));
                 cells.push(Cell::from(format!("{cores:.2}")));
@@ -202,6 +221,8 @@ pub fn plotted(rows: &[&Row]) -> Option<Table> {
 pub fn tail_figures(rows: &[&Row]) -> Table {
     let cpu = if rows.iter().any(|r| r.cores.is_some()) {
         "cpu/sleep"
+    } else if rows.iter().any(|r| r.timers.is_some()) {
+        "cpu/timer"
     } else {
         "cpu/wait"
     };
@@ -241,25 +262,41 @@ fn quote(word: &str) -> String {
     }
 }
 
-/// A threads run's one sentence: which method woke closest at p99, for what CPU.
+/// A threads or scale run's one sentence: which method woke closest at p99 (in a scale run,
+/// with the most timers pending), for what CPU.
 pub fn closest(export: &Export) -> String {
-    let threads = export
-        .run
-        .threads
-        .map_or("many".to_string(), |n| n.to_string());
+    let most_timers = export.rows().iter().filter_map(|r| r.timers).max();
+    let (when, per, kind) = match most_timers {
+        Some(n) => (
+            format!("With {n} timers pending at once"),
+            "timer",
+            "--scale",
+        ),
+        None => {
+            let threads = export
+                .run
+                .threads
+                .map_or("many".to_string(), |n| n.to_string());
+            (
+                format!("With {threads} threads sleeping at once"),
+                "sleep",
+                "--threads",
+            )
+        }
+    };
     match export
         .rows()
         .iter()
-        .filter(|r| r.samples > 0)
+        .filter(|r| r.samples > 0 && r.timers == most_timers)
         .min_by_key(|r| (r.p99_ns, r.cpu_ns_per_wait))
     {
         Some(best) => format!(
-            "With {threads} threads sleeping at once, {} woke closest: {} late at p99 for {} CPU per sleep (a --threads run compares; it makes no recommendation).",
+            "{when}, {} woke closest: {} late at p99 for {} CPU per {per} (a {kind} run compares; it makes no recommendation).",
             name(best),
             format_nanos(best.p99_ns as f64),
             format_nanos(best.cpu_ns_per_wait as f64)
         ),
-        None => "No method completed a sleep, so there is nothing to compare.".to_string(),
+        None => "Nothing was measured, so there is nothing to compare.".to_string(),
     }
 }
 

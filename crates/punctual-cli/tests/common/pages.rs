@@ -35,6 +35,15 @@ pub const MOCK_THREADS: [&str; 8] = [
     "2s",
 ];
 
+pub const MOCK_SCALE: [&str; 6] = [
+    "bench",
+    "--mock-timer",
+    "--scale",
+    "1,1000",
+    "--samples",
+    "100",
+];
+
 /// Runs punctual in `dir` (so that the command the page shows has no temporary path in it)
 /// and returns its standard output; fails on a non-zero exit.
 pub fn in_dir(dir: &Path, args: &[&str]) -> String {
