@@ -11,6 +11,7 @@ mod figures;
 mod html;
 mod model;
 mod page;
+mod parts;
 mod plots;
 mod sections;
 

@@ -6,7 +6,6 @@ use anyhow::bail;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::sections::wait_name;
 use crate::bench::frontier::Family;
 use crate::environment::Environment;
 
@@ -199,77 +198,6 @@ impl Export {
             &self.results
         }
     }
-
-    /// The page's parts: a wait's rows each, in the order measured; a threads run's rows
-    /// in one.
-    pub fn parts(&self) -> Vec<Part<'_>> {
-        if self.is_threads() {
-            let range = match (self.run.wait_min_ns, self.run.wait_max_ns) {
-                (Some(min), Some(max)) => {
-                    format!(", waits from {} to {}", wait_name(min), wait_name(max))
-                }
-                _ => String::new(),
-            };
-            let threads = self
-                .run
-                .threads
-                .map_or("Many".to_string(), |n| n.to_string());
-            return vec![Part {
-                id: "threads".to_string(),
-                title: format!("{threads} threads per method at once{range}"),
-                about: format!("{threads} threads at once"),
-                wait_ns: None,
-                rows: self.rows().iter().collect(),
-            }];
-        }
-        let mut parts: Vec<Part<'_>> = Vec::new();
-        if self.is_scale() {
-            for row in self.rows() {
-                let n = row.timers.unwrap_or(0);
-                let id = format!("timers-{n}");
-                match parts.iter_mut().find(|p| p.id == id) {
-                    Some(part) => part.rows.push(row),
-                    None => parts.push(Part {
-                        id,
-                        title: format!("{n} {} pending at once", timers(n)),
-                        about: format!("{n} {} pending at once", timers(n)),
-                        wait_ns: None,
-                        rows: vec![row],
-                    }),
-                }
-            }
-            return parts;
-        }
-        for row in self.rows() {
-            match parts.iter_mut().find(|p| p.wait_ns == Some(row.wait_ns)) {
-                Some(part) => part.rows.push(row),
-                None => {
-                    let name = wait_name(row.wait_ns);
-                    parts.push(Part {
-                        id: format!("wait-{}", row.wait_ns),
-                        title: format!("Wait {name}"),
-                        about: format!("wait {name}"),
-                        wait_ns: Some(row.wait_ns),
-                        rows: vec![row],
-                    });
-                }
-            }
-        }
-        parts
-    }
-}
-
-/// One section of the page: a wait's rows, or a threads run's.
-#[derive(Debug, Clone)]
-pub struct Part<'a> {
-    /// The section's `id`, which is also how a comparison pairs A's parts with B's.
-    pub id: String,
-    /// Its heading.
-    pub title: String,
-    /// What its plots are of, for a screen reader.
-    pub about: String,
-    pub wait_ns: Option<u64>,
-    pub rows: Vec<&'a Row>,
 }
 
 /// A threads run's results as rows: CPU per wait is the crew's own CPU time per completed
@@ -315,12 +243,4 @@ fn scale_as_rows(value: &mut Value) {
         }
     }
     fields.insert("results".into(), Value::Array(rows));
-}
-
-fn timers(n: u64) -> &'static str {
-    if n == 1 {
-        "timer"
-    } else {
-        "timers"
-    }
 }
