@@ -109,9 +109,11 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE.svg", value_parser = parse_svg_path)]
     pub plot: Option<PathBuf>,
 
-    /// Write one self-contained HTML page of the run (tables, lateness plots, the
-    /// environment and the command), for a browser, a phone or a printer.
-    #[arg(long, value_name = "FILE.html", value_parser = parse_html_path, conflicts_with_all = ["scale", "threads"])]
+    /// Write one self-contained HTML page of the run (per wait the table, the lateness
+    /// distribution of every method and CPU per wait against p99 and p99.9; the environment
+    /// and the command), for a browser, a phone or a printer; of any mode (per N timers
+    /// with --scale, one part of all methods with --threads).
+    #[arg(long, value_name = "FILE.html", value_parser = parse_html_path)]
     pub report: Option<PathBuf>,
 
     /// Scale mode: for each N listed (e.g. 1,1000,100000,1000000), N timers pending at

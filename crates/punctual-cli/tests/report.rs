@@ -4,57 +4,12 @@
 //! the pages in Chromium and validates them with tidy.
 
 mod common;
-use std::path::Path;
-
+use common::pages::{
+    in_dir, read, table_rows, titles, wait_sections, without_drawings, MOCK_BENCH, MOCK_FRONTIER,
+    MOCK_SCALE, MOCK_THREADS,
+};
 use common::{assert_fails_before_measuring, assert_usage_error, punctual, run, TempDir};
 use serde_json::Value;
-
-const MOCK_BENCH: [&str; 6] = [
-    "bench",
-    "--mock-timer",
-    "--samples",
-    "300",
-    "--wait",
-    "100us,1ms",
-];
-
-/// Runs punctual in `dir` (so that the command the page shows has no temporary path in it)
-/// and returns its standard output; fails on a non-zero exit.
-fn in_dir(dir: &Path, args: &[&str]) -> String {
-    let output = run(punctual().current_dir(dir).args(args));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{args:?}: {stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn read(dir: &Path, name: &str) -> String {
-    std::fs::read_to_string(dir.join(name)).unwrap()
-}
-
-/// The page with each plot's drawing (plotters' own output, checked in Chromium by
-/// scripts/check-report) replaced by what it holds.
-fn without_drawings(html: &str) -> String {
-    let mut out = String::new();
-    let mut rest = html;
-    while let Some(start) = rest.find("<svg ") {
-        let open_end = start + rest[start..].find('>').unwrap() + 1;
-        let close = start + rest[start..].find("</svg>").unwrap();
-        let drawing = &rest[open_end..close];
-        let count = |tag: &str| drawing.matches(tag).count();
-        out.push_str(&rest[..open_end]);
-        out.push_str(&format!(
-            "[drawing: {} polylines, {} paths, {} circles, {} texts]",
-            count("<polyline"),
-            count("<path"),
-            count("<circle"),
-            count("<text")
-        ));
-        rest = &rest[close..];
-    }
-    out.push_str(rest);
-    out
-}
 
 #[test]
 fn page_of_a_mock_run() {
@@ -65,7 +20,11 @@ fn page_of_a_mock_run() {
     );
     assert!(stdout.ends_with("report: run.html\n"), "{stdout}");
     let html = read(&dir.0, "run.html");
-    assert_eq!(html.matches("<svg ").count(), 2, "one plot per wait");
+    assert_eq!(
+        html.matches("<svg ").count(),
+        4,
+        "per wait, the distributions and CPU against tail"
+    );
     assert!(!html.contains("<script"), "the page has no script");
     let own = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
     for asks in ["http", "src=", "url(", "<link", "@import"] {
@@ -119,16 +78,7 @@ fn page_from_the_export_is_the_page_of_the_run() {
 fn page_of_a_frontier_run() {
     let dir = TempDir::new("report-frontier");
     let args = [
-        "bench",
-        "--mock-timer",
-        "--frontier",
-        "--samples",
-        "300",
-        "--wait",
-        "100us,1ms",
-    ];
-    let args = [
-        &args[..],
+        &MOCK_FRONTIER[..],
         &[
             "--report",
             "frontier.html",
@@ -141,51 +91,174 @@ fn page_of_a_frontier_run() {
     in_dir(&dir.0, &["report", "frontier.json", "-o", "again.html"]);
     let html = read(&dir.0, "frontier.html");
     assert_eq!(html, read(&dir.0, "again.html"));
-    assert_eq!(html.matches("<svg ").count(), 2, "one plot per wait");
+    assert_eq!(
+        html.matches("<svg ").count(),
+        4,
+        "per wait, CPU against tail and the distributions"
+    );
+    let export: Value = serde_json::from_str(&read(&dir.0, "frontier.json")).unwrap();
+    for point in export["points"].as_array().unwrap() {
+        let points = point["lateness_percentiles"].as_array().unwrap();
+        let p99 = points.iter().find(|p| p["percentile"] == 99.0).unwrap();
+        assert_eq!(
+            p99["lateness_ns"], point["p99_ns"],
+            "the table's p99 is the plot's: {point}"
+        );
+    }
     insta::assert_snapshot!("report_frontier_page", without_drawings(&html));
 }
 
-/// Two exports, the second with `std`'s p99 at 1 ms doubled and `hybrid`'s CPU halved: the
-/// comparison marks those two, and only those, and shows both environments.
+/// A threads run's page: one section of all its methods, with their distributions and
+/// CPU per sleep against tail, the same page `punctual report` makes of its export.
 #[test]
-fn comparison_marks_what_differs() {
-    let dir = TempDir::new("report-compare");
+fn page_of_a_threads_run() {
+    let dir = TempDir::new("report-threads");
+    let args = [
+        &MOCK_THREADS[..],
+        &["--report", "threads.html", "--export-json", "threads.json"],
+    ]
+    .concat();
+    let stdout = in_dir(&dir.0, &args);
+    assert!(stdout.ends_with("report: threads.html\n"), "{stdout}");
+    in_dir(&dir.0, &["report", "threads.json", "-o", "again.html"]);
+    let html = read(&dir.0, "threads.html");
+    assert_eq!(html, read(&dir.0, "again.html"));
+    assert_eq!(html.matches("<svg ").count(), 2);
+    let export: Value = serde_json::from_str(&read(&dir.0, "threads.json")).unwrap();
+    for result in export["results"].as_array().unwrap() {
+        let points = result["lateness_percentiles"].as_array().unwrap();
+        let p99 = points.iter().find(|p| p["percentile"] == 99.0).unwrap();
+        assert_eq!(p99["lateness_ns"], result["p99_ns"], "{result}");
+    }
+    insta::assert_snapshot!("report_threads_page", without_drawings(&html));
+}
+
+/// A scale run's page: a part per N, each with its methods' table, distributions and CPU
+/// per timer against tail, the same page `punctual report` makes of its export.
+#[test]
+fn page_of_a_scale_run() {
+    let dir = TempDir::new("report-scale");
+    let args = [
+        &MOCK_SCALE[..],
+        &["--report", "scale.html", "--export-json", "scale.json"],
+    ]
+    .concat();
+    let stdout = in_dir(&dir.0, &args);
+    assert!(stdout.ends_with("report: scale.html\n"), "{stdout}");
+    in_dir(&dir.0, &["report", "scale.json", "-o", "again.html"]);
+    let html = read(&dir.0, "scale.html");
+    assert_eq!(html, read(&dir.0, "again.html"));
+    assert_eq!(html.matches("<svg ").count(), 4, "two plots per N");
+    assert!(html.contains("<h2>1 timer pending at once</h2>"));
+    assert!(html.contains("<h2>1000 timers pending at once</h2>"));
+    let export: Value = serde_json::from_str(&read(&dir.0, "scale.json")).unwrap();
+    for result in export["scale"].as_array().unwrap() {
+        let points = result["lateness_percentiles"].as_array().unwrap();
+        let p99 = points.iter().find(|p| p["percentile"] == 99.0).unwrap();
+        assert_eq!(p99["lateness_ns"], result["p99_ns"], "{result}");
+    }
+    insta::assert_snapshot!("report_scale_page", without_drawings(&html));
+}
+
+/// Every method, or frontier contender, has its figures on hover on both plots of its
+/// wait (the distribution's curve and its CPU/tail point), the same figures as its row in
+/// the wait's table and in the table under the CPU/tail plot; nothing else is titled but a
+/// frontier's two sweep lines of each kind.
+#[test]
+fn every_plotted_method_has_its_figures_on_hover_and_in_a_table() {
+    let dir = TempDir::new("report-hover");
     in_dir(
         &dir.0,
-        &[&MOCK_BENCH[..], &["--export-json", "a.json"]].concat(),
+        &[&MOCK_BENCH[..], &["--report", "bench.html"]].concat(),
     );
-    let mut b: Value = serde_json::from_str(&read(&dir.0, "a.json")).unwrap();
-    for result in b["results"].as_array_mut().unwrap() {
-        let at_1ms = result["wait_ns"] == 1_000_000;
-        if at_1ms && result["method"] == "std" {
-            result["p99_ns"] = (result["p99_ns"].as_u64().unwrap() * 2).into();
-        }
-        if at_1ms && result["method"] == "hybrid" {
-            result["cpu_ns_per_wait"] = (result["cpu_ns_per_wait"].as_u64().unwrap() / 2).into();
+    in_dir(
+        &dir.0,
+        &[&MOCK_FRONTIER[..], &["--report", "frontier.html"]].concat(),
+    );
+    in_dir(
+        &dir.0,
+        &[&MOCK_THREADS[..], &["--report", "threads.html"]].concat(),
+    );
+    in_dir(
+        &dir.0,
+        &[&MOCK_SCALE[..], &["--report", "scale.html"]].concat(),
+    );
+    for (page, sections, methods, sweep_lines) in [
+        ("bench.html", 2, 9, 0),
+        ("frontier.html", 2, 15, 4),
+        ("threads.html", 1, 3, 0),
+        ("scale.html", 2, 4, 0),
+    ] {
+        let html = read(&dir.0, page);
+        let sections_of = wait_sections(&html);
+        assert_eq!(sections_of.len(), sections, "{page}");
+        for section in sections_of {
+            let rows = table_rows(section, "results");
+            let titles = titles(section);
+            assert!(rows.len() >= methods, "{page}: {} rows", rows.len());
+            for row in &rows {
+                let (name, p50, p99, p999, cpu) = (&row[0], &row[4], &row[6], &row[7], &row[10]);
+                let hover =
+                    format!("{name}: CPU per wait {cpu}, p50 {p50}, p99 {p99}, p99.9 {p999}");
+                assert_eq!(
+                    titles.iter().filter(|t| **t == hover).count(),
+                    2,
+                    "{page}: `{hover}` on the curve and on the point, in {titles:#?}"
+                );
+                assert!(
+                    table_rows(section, "plotted").contains(&vec![
+                        name.clone(),
+                        cpu.clone(),
+                        p50.clone(),
+                        p99.clone(),
+                        p999.clone()
+                    ]),
+                    "{page}: {name}'s figures in the table under the plot"
+                );
+            }
+            assert_eq!(
+                titles.len(),
+                2 * rows.len() + sweep_lines,
+                "{page}: {titles:#?}"
+            );
         }
     }
-    b["environment"]["kernel"] = "2.0 mock".into();
-    std::fs::write(dir.0.join("b.json"), serde_json::to_string(&b).unwrap()).unwrap();
+}
+
+/// A frontier or threads export from before the page drew their distributions still makes
+/// a page: CPU against tail, and a note where the distributions would be.
+#[test]
+fn old_frontier_and_threads_exports_still_make_a_page() {
+    let dir = TempDir::new("report-old-frontier");
     in_dir(
         &dir.0,
-        &["report", "a.json", "b.json", "-o", "compare.html"],
+        &[&MOCK_FRONTIER[..], &["--export-json", "frontier.json"]].concat(),
     );
-    let html = read(&dir.0, "compare.html");
-    assert_eq!(
-        html.matches("<td class=\"worse\">2.00x worse</td>").count(),
-        1,
-        "std's p99"
+    in_dir(
+        &dir.0,
+        &[&MOCK_THREADS[..], &["--export-json", "threads.json"]].concat(),
     );
-    assert_eq!(
-        html.matches("<td class=\"better\">0.50x better</td>")
-            .count(),
-        1,
-        "hybrid's CPU"
-    );
-    assert_eq!(html.matches("<td class=\"worse\"").count(), 1);
-    assert_eq!(html.matches("<td class=\"better\"").count(), 1);
-    assert!(html.contains("<td>1.0 mock</td><td class=\"differs\">2.0 mock</td>"));
-    assert_eq!(html.matches("<svg ").count(), 4, "A and B at each wait");
+    for (export, rows, parts) in [("frontier", "points", 2), ("threads", "results", 1)] {
+        let mut old: Value =
+            serde_json::from_str(&read(&dir.0, &format!("{export}.json"))).unwrap();
+        old.as_object_mut().unwrap().remove("command");
+        for row in old[rows].as_array_mut().unwrap() {
+            row.as_object_mut().unwrap().remove("lateness_percentiles");
+        }
+        std::fs::write(dir.0.join("old.json"), old.to_string()).unwrap();
+        in_dir(&dir.0, &["report", "old.json", "-o", "old.html"]);
+        let html = read(&dir.0, "old.html");
+        assert_eq!(
+            html.matches("holds no lateness distribution").count(),
+            parts,
+            "{export}"
+        );
+        assert_eq!(
+            html.matches("<svg ").count(),
+            parts,
+            "{export}: CPU against tail"
+        );
+    }
 }
 
 #[test]
@@ -208,7 +281,11 @@ fn an_export_without_distributions_still_makes_a_page() {
     let html = read(&dir.0, "old.html");
     assert_eq!(html.matches("holds no lateness distribution").count(), 2);
     assert!(html.contains("(not recorded: the export was made before punctual kept it)"));
-    assert!(!html.contains("<svg "));
+    assert_eq!(
+        html.matches("<svg ").count(),
+        2,
+        "CPU against tail, per wait"
+    );
 }
 
 #[test]
@@ -221,17 +298,8 @@ fn a_page_that_cannot_be_written_fails_before_measuring() {
         1,
         &format!("writing the report to {page}"),
     );
-    let frontier = [
-        "bench",
-        "--mock-timer",
-        "--frontier",
-        "--samples",
-        "20",
-        "--wait",
-        "1ms",
-    ];
     assert_fails_before_measuring(
-        &[&frontier[..], &["--report", page]].concat(),
+        &[&MOCK_FRONTIER[..], &["--report", page]].concat(),
         1,
         &format!("writing the report to {page}"),
     );
@@ -239,15 +307,11 @@ fn a_page_that_cannot_be_written_fails_before_measuring() {
         &[&MOCK_BENCH[..], &["--report", "r.svg"]].concat(),
         "give a name ending in .html",
     );
-    for mode in [["--scale", "1"], ["--threads", "2"]] {
-        assert_usage_error(
-            &[
-                &["bench", "--mock-timer"][..],
-                &mode,
-                &["--report", "r.html"],
-            ]
-            .concat(),
-            "cannot be used with",
+    for mode in [&MOCK_THREADS[..], &MOCK_SCALE[..]] {
+        assert_fails_before_measuring(
+            &[mode, &["--report", page]].concat(),
+            1,
+            &format!("writing the report to {page}"),
         );
     }
     assert_usage_error(
@@ -279,6 +343,9 @@ fn report_errors_say_what_is_wrong() {
             "scale.json",
         ],
     );
+    let mut empty: Value = serde_json::from_str(&read(&dir.0, "scale.json")).unwrap();
+    empty["scale"] = Value::Array(Vec::new());
+    std::fs::write(dir.0.join("empty.json"), empty.to_string()).unwrap();
     let cases = [
         (vec!["missing.json"], "reading missing.json"),
         (vec!["not.json"], "not.json is not JSON"),
@@ -286,7 +353,10 @@ fn report_errors_say_what_is_wrong() {
             vec!["other.json"],
             "other.json is not a `punctual bench --export-json` file",
         ),
-        (vec!["scale.json"], "scale.json is a --scale run"),
+        (
+            vec!["empty.json"],
+            "empty.json holds no results: nothing was measured",
+        ),
     ];
     for (exports, message) in cases {
         let args = [&["report"][..], &exports, &["-o", "page.html"]].concat();

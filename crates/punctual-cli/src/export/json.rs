@@ -1,5 +1,5 @@
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Exporter;
@@ -47,7 +47,7 @@ pub fn with_command(value: &mut Value) {
 }
 
 /// One point of a lateness distribution: this share of waits woke at most so late.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct PercentilePoint {
     /// The percentile, 0 to 100.
     pub percentile: f64,
@@ -62,7 +62,7 @@ const PERCENTILES: [f64; 22] = [
     99.5, 99.8, 99.9, 99.95, 99.99, 100.0,
 ];
 
-fn percentiles(histogram: &Histogram<u64>) -> Vec<PercentilePoint> {
+pub fn percentiles(histogram: &Histogram<u64>) -> Vec<PercentilePoint> {
     if histogram.is_empty() {
         return Vec::new();
     }

@@ -1,15 +1,16 @@
 //! Two exports side by side (two machines, or before and after a change): per wait and
-//! method, p50, p99 and CPU per wait of each and the second over the first, marked where
-//! they differ by more than a tenth; the two plots side by side; the environments and
-//! settings beside each other, what differs marked.
+//! method, p50, p99, p99.9 and CPU per wait of each and the second over the first, marked
+//! where they differ by more than a tenth; each wait's plots of the two side by side; the
+//! environments and settings beside each other, what differs marked.
 
 use std::fmt::Write;
 
 use anyhow::bail;
 
-use super::html::{escape, figure, page, Cell, Table};
+use super::html::{escape, page, Cell, Table};
 use super::model::{Export, Row};
-use super::{plots, sections};
+use super::plots::Width;
+use super::{figures, sections};
 use crate::units::format_nanos;
 
 /// A ratio this far from 1 (either way) is marked as a difference.
@@ -17,11 +18,13 @@ const MARKED: f64 = 1.1;
 
 /// `names` are how the page calls the two (their file names).
 pub fn render(a: &Export, b: &Export, names: [&str; 2]) -> anyhow::Result<String> {
-    if a.is_frontier() != b.is_frontier() {
+    if a.kind() != b.kind() {
         bail!(
-            "{} and {} are different kinds of run (a --frontier run and a wait table): compare two of a kind",
+            "{} and {} are different kinds of run (`{}` and `{}`): compare two of a kind",
             names[0],
-            names[1]
+            names[1],
+            a.kind(),
+            b.kind()
         );
     }
     let [name_a, name_b] = names.map(escape);
@@ -52,39 +55,46 @@ pub fn render(a: &Export, b: &Export, names: [&str; 2]) -> anyhow::Result<String
         })
         .collect();
     body.push_str(&super::page::warnings(&warned));
-    let mut waits = a.waits();
-    waits.extend(b.waits().into_iter().filter(|w| !a.waits().contains(w)));
-    for wait in waits {
-        let (rows_a, rows_b) = (a.rows_at(wait), b.rows_at(wait));
-        let name = sections::wait_name(wait);
+    let (parts_a, parts_b) = (a.parts(), b.parts());
+    let mut ids: Vec<&str> = parts_a.iter().map(|p| p.id.as_str()).collect();
+    ids.extend(
+        parts_b
+            .iter()
+            .map(|p| p.id.as_str())
+            .filter(|id| !parts_a.iter().any(|p| p.id == *id)),
+    );
+    for id in ids {
+        let part_a = parts_a.iter().find(|p| p.id == id);
+        let part_b = parts_b.iter().find(|p| p.id == id);
+        let title = match (part_a, part_b) {
+            (Some(pa), Some(pb)) if pa.title != pb.title => {
+                format!("{} (A) against {} (B)", pa.title, pb.title)
+            }
+            (Some(p), _) | (None, Some(p)) => p.title.clone(),
+            (None, None) => unreachable!("every id is of a part of A or B"),
+        };
+        let about = part_a.or(part_b).map_or(String::new(), |p| p.about.clone());
+        let rows_a = part_a.map_or(Vec::new(), |p| p.rows.clone());
+        let rows_b = part_b.map_or(Vec::new(), |p| p.rows.clone());
         let _ = writeln!(
             body,
-            "<section class=\"wait\" id=\"wait-{wait}\">\n<h2>Wait {}</h2>",
-            escape(&name)
+            "<section class=\"wait\" id=\"{id}\">\n<h2>{}</h2>",
+            escape(&title)
         );
         body.push_str(&differences(&rows_a, &rows_b).render());
         body.push_str("<div class=\"pair\">\n");
         for (label, rows, export) in [("A", &rows_a, a), ("B", &rows_b, b)] {
             let _ = writeln!(body, "<div>\n<h3>{label}</h3>");
-            let svg = if export.is_frontier() {
-                Some(plots::frontier(rows, true)?)
+            if rows.is_empty() {
+                body.push_str("<p class=\"muted\">Not measured at this wait.</p>\n");
             } else {
-                plots::cdf(rows, true)?
-            };
-            match svg {
-                Some(svg) if !rows.is_empty() => body.push_str(&figure(
-                    &svg,
-                    &format!("{label}, wait {name}"),
-                    if export.is_frontier() {
-                        "p99 and p99.9 against CPU per wait: lower left is better."
-                    } else {
-                        "Share of waits that woke at most so late (log axis)."
-                    },
-                )),
-                _ => body.push_str("<p class=\"muted\">Nothing to plot at this wait.</p>\n"),
-            }
-            if !rows.is_empty() {
                 body.push_str(&sections::results(rows, export.run.mode == "grid").render());
+                body.push_str(&figures::of_wait(
+                    rows,
+                    export.is_frontier(),
+                    Width::Half,
+                    &format!("{label}, {about}"),
+                )?);
             }
             body.push_str("</div>\n");
         }
@@ -115,7 +125,8 @@ fn differences(rows_a: &[&Row], rows_b: &[&Row]) -> Table {
     let mut table = Table::new(
         "compare",
         &[
-            "method", "p50 A", "p50 B", "B/A", "p99 A", "p99 B", "B/A", "cpu A", "cpu B", "B/A",
+            "method", "p50 A", "p50 B", "B/A", "p99 A", "p99 B", "B/A", "p99.9 A", "p99.9 B",
+            "B/A", "cpu A", "cpu B", "B/A",
         ],
     );
     let mut methods: Vec<&str> = rows_a.iter().map(|r| r.method.as_str()).collect();
@@ -133,7 +144,12 @@ fn differences(rows_a: &[&Row], rows_b: &[&Row]) -> Table {
         } else {
             method.to_string()
         })];
-        let figures: [fn(&Row) -> u64; 3] = [|r| r.p50_ns, |r| r.p99_ns, |r| r.cpu_ns_per_wait];
+        let figures: [fn(&Row) -> u64; 4] = [
+            |r| r.p50_ns,
+            |r| r.p99_ns,
+            |r| r.p999_ns,
+            |r| r.cpu_ns_per_wait,
+        ];
         for figure in figures {
             let value = |row: Option<&Row>| row.filter(|r| r.samples > 0).map(figure);
             let (va, vb) = (value(a), value(b));

@@ -3,21 +3,7 @@
 
 use std::fmt::Write;
 
-/// `text` with the characters HTML gives a meaning escaped.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::markup::escape;
 
 /// No script, no font, no request: the page is whole in one file. Tables scroll sideways
 /// inside their box on a narrow screen; plots shrink to the width; print keeps the colours
@@ -159,18 +145,4 @@ pub fn figure(svg: &str, label: &str, caption: &str) -> String {
         svg.trim_end(),
         escape(caption)
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::escape;
-
-    #[test]
-    fn what_html_gives_a_meaning_is_escaped() {
-        assert_eq!(
-            escape(r#"<b>"a" & 'b'</b>"#),
-            "&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;"
-        );
-        assert_eq!(escape("µs, plain"), "µs, plain");
-    }
 }

@@ -7,13 +7,16 @@
 
 pub mod command;
 mod compare;
+mod figures;
 mod html;
 mod model;
 mod page;
+mod parts;
 mod plots;
 mod sections;
 
 use crate::bench::frontier::FrontierReport;
+use crate::bench::threads::ThreadsReport;
 use crate::bench::Report;
 use crate::export::json;
 use model::Export;
@@ -25,6 +28,13 @@ pub fn bench_page(report: &Report) -> anyhow::Result<String> {
 
 /// The page of a `--frontier` run.
 pub fn frontier_page(report: &FrontierReport) -> anyhow::Result<String> {
+    let mut value = serde_json::to_value(report)?;
+    json::with_command(&mut value);
+    page::render(&Export::from_value(value, "the run")?)
+}
+
+/// The page of a `--threads` run.
+pub fn threads_page(report: &ThreadsReport) -> anyhow::Result<String> {
     let mut value = serde_json::to_value(report)?;
     json::with_command(&mut value);
     page::render(&Export::from_value(value, "the run")?)

@@ -1,20 +1,17 @@
 //! The page of one export: the recommendation first, warnings, then per wait the table, the
-//! lateness distribution and its figures (or, for a frontier run, CPU against tail), the
-//! environment, the settings and the command.
+//! lateness distribution of every method and CPU against tail (each plot with the table of
+//! its figures), the environment, the settings and the command.
 
 use std::fmt::Write;
 
-use super::html::{escape, figure, page};
+use super::html::{escape, page};
 use super::model::Export;
-use super::{plots, sections};
+use super::plots::Width;
+use super::{figures, sections};
 
 pub fn render(export: &Export) -> anyhow::Result<String> {
     let mut body = String::new();
-    let kind = if export.is_frontier() {
-        "punctual bench --frontier"
-    } else {
-        "punctual bench"
-    };
+    let kind = export.kind();
     let _ = writeln!(
         body,
         "<header>\n<h1>{kind}: how late each way to wait wakes, on {}</h1>",
@@ -24,13 +21,13 @@ pub fn render(export: &Export) -> anyhow::Result<String> {
     body.push_str("</header>\n");
     body.push_str(&warnings(&sections::warnings(export)));
     let grid = export.run.mode == "grid";
-    for wait in export.waits() {
-        let rows = export.rows_at(wait);
-        let name = sections::wait_name(wait);
+    for part in export.parts() {
+        let rows = part.rows;
         let _ = writeln!(
             body,
-            "<section class=\"wait\" id=\"wait-{wait}\">\n<h2>Wait {}</h2>",
-            escape(&name)
+            "<section class=\"wait\" id=\"{}\">\n<h2>{}</h2>",
+            part.id,
+            escape(&part.title)
         );
         body.push_str(&sections::results(&rows, grid).render());
         for note in rows
@@ -40,32 +37,21 @@ pub fn render(export: &Export) -> anyhow::Result<String> {
         {
             let _ = writeln!(body, "<p class=\"muted\">{}</p>", escape(note));
         }
-        if export.is_frontier() {
-            let svg = plots::frontier(&rows, false)?;
-            body.push_str(&figure(
-                &svg,
-                &format!("p99 and p99.9 lateness against CPU per wait, wait {name}"),
-                "CPU per wait across, lateness up (log axis): lower left is better. The table above gives every point.",
-            ));
-        } else {
-            match plots::cdf(&rows, false)? {
-                Some(svg) => {
-                    body.push_str(&figure(
-                        &svg,
-                        &format!("lateness distribution of every method, wait {name}"),
-                        "The share of waits that woke at most so late (log axis): a curve further left wakes closer to its deadline; where it reaches 0.99 is its p99.",
-                    ));
-                    if let Some(table) = sections::plotted(&rows) {
-                        body.push_str("<h3>The plotted points</h3>\n");
-                        body.push_str(&table.render());
-                    }
-                }
-                None => body.push_str("<p class=\"muted\">This export holds no lateness distribution (it was made before punctual kept one), so there is no plot.</p>\n"),
-            }
-        }
+        body.push_str(&figures::of_wait(
+            &rows,
+            export.is_frontier(),
+            Width::Full,
+            &part.about,
+        )?);
         body.push_str("</section>\n");
     }
-    body.push_str("<p class=\"muted\">* punctual's own methods. Lateness is the bench's clock reading once the method has returned, minus the deadline; early wakes count as 0 in the percentiles; cpu is CPU time per wait, and its share of the wait.</p>\n");
+    body.push_str(if export.is_scale() {
+        "<p class=\"muted\">* punctual's own methods. Lateness is each task's clock reading after its await, minus the deadline; early wakes count as 0 in the percentiles; cpu/timer is the whole process's CPU time from every timer pending to the last completed, per timer; the driver's is its timer thread's; a stall is a stretch with a timer overdue and none completing.</p>\n"
+    } else if export.is_threads() {
+        "<p class=\"muted\">* punctual's own methods. Lateness is each thread's clock reading once the method has returned, minus the deadline; early wakes count as 0 in the percentiles; cpu/sleep is the method's own threads' CPU time per completed sleep, own cores that CPU time over the wall time, cores the whole process's.</p>\n"
+    } else {
+        "<p class=\"muted\">* punctual's own methods. Lateness is the bench's clock reading once the method has returned, minus the deadline; early wakes count as 0 in the percentiles; cpu is CPU time per wait, and its share of the wait.</p>\n"
+    });
     body.push_str("<section id=\"environment\">\n<h2>Environment</h2>\n");
     body.push_str(&sections::facts(&export.environment.lines()).render());
     body.push_str("</section>\n<section id=\"settings\">\n<h2>Load and mode</h2>\n");
@@ -75,12 +61,19 @@ pub fn render(export: &Export) -> anyhow::Result<String> {
     Ok(page(&format!("{kind} on {}", export.environment.os), &body))
 }
 
-/// The advice, in one sentence, first; a frontier run's placements instead.
+/// The advice, in one sentence, first; a frontier run's placements, or which of a threads
+/// or scale run's methods woke closest, instead.
 pub fn recommendation(export: &Export) -> String {
     if let Some(advice) = &export.recommendation {
         return format!(
             "<p class=\"recommendation\"><strong>Recommendation:</strong> {}</p>\n",
             escape(advice)
+        );
+    }
+    if export.is_threads() || export.is_scale() {
+        return format!(
+            "<p class=\"recommendation\">{}</p>\n",
+            escape(&sections::closest(export))
         );
     }
     let placed = sections::placements(export);

@@ -1,187 +1,116 @@
 //! The page's plots, drawn from an export's figures (so that a page made later from the
-//! JSON file is the page the run made): each wait's lateness distribution, and a frontier
-//! run's CPU against tail.
+//! JSON file is the page the run made) by the plotter the `--plot` files use: each wait's
+//! lateness distributions, and CPU against tail.
 
-use anyhow::anyhow;
-use plotters::prelude::*;
+use plotters::style::RGBColor;
 
 use super::model::Row;
-use crate::output::plot::COLOURS;
-use crate::units::format_nanos;
+use super::sections::name;
+use crate::bench::frontier::plot as frontier;
+use crate::plot::{self, cdf, tail, Figures};
 
 const WIDTH: u32 = 1100;
 const HEIGHT: u32 = 440;
+/// A distribution plot grows past [`HEIGHT`] by this much per curve over ten, so that its
+/// legend (one line a curve) keeps clear of most of the plot.
+const HEIGHT_PER_CURVE: u32 = 22;
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+/// How wide a plot is drawn: the page's whole width, or half of it for a comparison's two
+/// side by side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Width {
+    Full,
+    Half,
+}
 
-fn draw(
-    width: u32,
-    paint: impl FnOnce(&Area<'_>) -> Result<(), Box<dyn std::error::Error>>,
-) -> anyhow::Result<String> {
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (width, HEIGHT)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
-        paint(&root).map_err(|e| anyhow!("drawing a plot: {e}"))?;
-        root.present().map_err(|e| anyhow!("{e}"))?;
+impl Width {
+    fn pixels(self) -> u32 {
+        match self {
+            Width::Full => WIDTH,
+            Width::Half => WIDTH * 3 / 5,
+        }
     }
-    Ok(svg)
+}
+
+fn figures(row: &Row) -> Figures {
+    Figures {
+        cpu_ns_per_wait: row.cpu_ns_per_wait,
+        p50_ns: row.p50_ns,
+        p99_ns: row.p99_ns,
+        p999_ns: row.p999_ns,
+    }
+}
+
+/// Each measured row with the colour both plots give it: a wait table's methods by their
+/// place in the table, a frontier run's contenders by family (a sweep in shades).
+fn coloured<'a>(rows: &[&'a Row]) -> Vec<(&'a Row, RGBColor)> {
+    let families: Vec<_> = rows.iter().filter_map(|r| r.family).collect();
+    let colours: Vec<RGBColor> = if families.len() == rows.len() {
+        frontier::shades(&families)
+    } else {
+        (0..rows.len()).map(plot::colour).collect()
+    };
+    rows.iter()
+        .copied()
+        .zip(colours)
+        .filter(|(r, _)| r.samples > 0)
+        .collect()
 }
 
 /// The share of waits that woke at most so late, against lateness on a log axis, for every
-/// row that has its distribution's points; `None` when none has. `narrow` draws it for half
-/// the page's width, as the comparison sets two side by side.
-pub fn cdf(rows: &[&Row], narrow: bool) -> anyhow::Result<Option<String>> {
-    let drawn: Vec<(usize, &Row)> = rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| !r.lateness_percentiles.is_empty())
-        .map(|(i, r)| (i, *r))
-        .collect();
-    if drawn.is_empty() {
-        return Ok(None);
-    }
-    let most = drawn
-        .iter()
-        .flat_map(|(_, r)| r.lateness_percentiles.iter().map(|p| p.lateness_ns))
-        .max()
-        .unwrap_or(1)
-        .max(10) as f64;
-    let width = if narrow { WIDTH * 3 / 5 } else { WIDTH };
-    draw(width, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(60)
-            .build_cartesian_2d((1f64..most * 1.5).log_scale(), 0f64..1.0)?;
-        chart
-            .configure_mesh()
-            .x_desc("lateness past the deadline (log axis)")
-            .y_desc("share of waits")
-            .x_label_formatter(&|v| format_nanos(*v))
-            .y_label_formatter(&|v| format!("{v:.2}"))
-            .light_line_style(RGBColor(235, 235, 235))
-            .draw()?;
-        for (i, row) in drawn {
-            let colour = COLOURS[i % COLOURS.len()];
-            let width = if row.ours { 3 } else { 2 };
-            let points = row
+/// row that has its distribution's points; `None` when none has.
+pub fn cdf(rows: &[&Row], width: Width) -> anyhow::Result<Option<String>> {
+    let curves: Vec<cdf::Curve> = coloured(rows)
+        .into_iter()
+        .filter(|(r, _)| !r.lateness_percentiles.is_empty())
+        .map(|(row, colour)| cdf::Curve {
+            name: name(row),
+            ours: row.ours,
+            colour,
+            points: row
                 .lateness_percentiles
                 .iter()
-                .map(|p| ((p.lateness_ns as f64).max(1.0), p.percentile / 100.0));
-            chart
-                .draw_series(LineSeries::new(points, colour.stroke_width(width)))?
-                .label(format!(
-                    "{}{}: p99 {}",
-                    row.method,
-                    if row.ours { " *" } else { "" },
-                    format_nanos(row.p99_ns as f64)
-                ))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(width))
-                });
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()?;
-        Ok(())
+                .map(|p| (p.lateness_ns as f64, p.percentile / 100.0))
+                .collect(),
+            figures: figures(row),
+        })
+        .collect();
+    if curves.is_empty() {
+        return Ok(None);
+    }
+    let height = HEIGHT + HEIGHT_PER_CURVE * (curves.len().saturating_sub(10) as u32);
+    plot::svg(width.pixels(), height, 1, |_, panel, marks| {
+        cdf::draw(panel, None, &curves, marks)
     })
     .map(Some)
 }
 
-const SWEEPS: [(&str, RGBColor, &str); 2] = [
-    (
-        "fixed-margin",
-        COLOURS[0],
-        "native + fixed margin (the frontier)",
-    ),
-    ("spin-sleep", COLOURS[1], "spin_sleep, by native accuracy"),
-];
-const ADAPTIVE: [(&str, RGBColor); 2] = [("hybrid", COLOURS[2]), ("async-spin", COLOURS[3])];
-
-/// `(CPU per wait in µs, lateness in ns)`; a lateness under 1 ns plots at 1 ns.
-fn at(row: &Row, lateness_ns: u64) -> (f64, f64) {
-    (
-        row.cpu_ns_per_wait as f64 / 1e3,
-        (lateness_ns as f64).max(1.0),
-    )
-}
-
-/// A frontier run at one wait: p99 (thick) and p99.9 (thin) against CPU per wait, the two
-/// sweeps as lines, the adaptive methods as crosses (p99) and rings (p99.9).
-pub fn frontier(rows: &[&Row], narrow: bool) -> anyhow::Result<String> {
-    let measured: Vec<&Row> = rows.iter().copied().filter(|r| r.samples > 0).collect();
-    let most_cpu = measured
-        .iter()
-        .map(|r| r.cpu_ns_per_wait as f64 / 1e3)
-        .fold(1.0, f64::max);
-    let (least, most) = measured
-        .iter()
-        .flat_map(|r| [r.p99_ns, r.p999_ns])
-        .fold((u64::MAX, 1), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    let (least, most) = ((least.max(1) as f64) / 2.0, most.max(10) as f64 * 2.0);
-    let width = if narrow { WIDTH * 3 / 5 } else { WIDTH };
-    draw(width, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0f64..most_cpu * 1.08, (least.max(0.5)..most).log_scale())?;
-        chart
-            .configure_mesh()
-            .x_desc("CPU per wait (µs)")
-            .y_desc("lateness (log axis)")
-            .x_label_formatter(&|v| format!("{v:.0} µs"))
-            .y_label_formatter(&|v| format_nanos(*v))
-            .light_line_style(RGBColor(235, 235, 235))
-            .draw()?;
-        for (family, colour, name) in SWEEPS {
-            let sweep: Vec<&Row> = measured
-                .iter()
-                .copied()
-                .filter(|r| r.family.as_deref() == Some(family))
-                .collect();
-            let p99: Vec<(f64, f64)> = sweep.iter().map(|r| at(r, r.p99_ns)).collect();
-            let p999: Vec<(f64, f64)> = sweep.iter().map(|r| at(r, r.p999_ns)).collect();
-            chart
-                .draw_series(LineSeries::new(p999, colour.mix(0.45).stroke_width(1)))?
-                .label(format!("{name}: p99.9"))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], colour.mix(0.45))
-                });
-            chart
-                .draw_series(LineSeries::new(p99.clone(), colour.stroke_width(3)))?
-                .label(format!("{name}: p99"))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(3))
-                });
-            chart.draw_series(p99.iter().map(|&xy| Circle::new(xy, 4, colour.filled())))?;
-        }
-        for (family, colour) in ADAPTIVE {
-            for row in measured
-                .iter()
-                .filter(|r| r.family.as_deref() == Some(family))
-            {
-                chart
-                    .draw_series([Cross::new(at(row, row.p99_ns), 9, colour.stroke_width(3))])?
-                    .label(format!("{}: p99 (x), p99.9 (o)", row.method))
-                    .legend(move |(x, y)| Cross::new((x + 10, y), 6, colour.stroke_width(3)));
-                chart.draw_series([Circle::new(
-                    at(row, row.p999_ns),
-                    6,
-                    colour.stroke_width(2),
-                )])?;
-            }
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()?;
-        Ok(())
+/// p99 and p99.9 against CPU per wait of every measured row: a frontier run's sweeps as
+/// lines, anything else as marks; `None` when nothing was measured.
+pub fn tail(rows: &[&Row], width: Width) -> anyhow::Result<Option<String>> {
+    let points: Vec<tail::Point> = coloured(rows)
+        .into_iter()
+        .map(|(row, colour)| match row.family {
+            Some(family) => frontier::point(
+                family,
+                &name(row),
+                row.setting_ns,
+                row.default,
+                figures(row),
+            ),
+            None => tail::Point {
+                name: name(row),
+                colour,
+                figures: figures(row),
+                sweep: None,
+            },
+        })
+        .collect();
+    if points.is_empty() {
+        return Ok(None);
+    }
+    plot::svg(width.pixels(), HEIGHT, 1, |_, panel, marks| {
+        tail::draw(panel, None, &points, marks)
     })
+    .map(Some)
 }

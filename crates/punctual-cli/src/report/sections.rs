@@ -41,26 +41,55 @@ pub fn wait_name(wait_ns: u64) -> String {
 
 /// The load and mode the run was made with, as `(label, value)`.
 pub fn settings(run: &Run) -> Vec<(&'static str, String)> {
-    let mut lines = vec![
-        ("mode", run.mode.clone()),
-        ("phase", run.phase.clone()),
-        (
-            "load",
-            match run.load_threads {
-                0 => "none".to_string(),
-                n => format!("{n} busy threads at {} priority", run.load),
-            },
-        ),
-    ];
+    let mut lines = vec![("mode", run.mode.clone())];
+    if let Some(phase) = &run.phase {
+        lines.push(("phase", phase.clone()));
+    }
+    if let Some(threads) = run.threads {
+        lines.push(("threads", format!("{threads} per method, sleeping at once")));
+    }
+    if let (Some(min), Some(max)) = (run.wait_min_ns, run.wait_max_ns) {
+        lines.push((
+            "waits",
+            format!(
+                "drawn uniformly from {} to {}",
+                wait_name(min),
+                wait_name(max)
+            ),
+        ));
+    }
+    lines.push((
+        "load",
+        match run.load_threads {
+            0 => "none".to_string(),
+            n => format!("{n} busy threads at {} priority", run.load),
+        },
+    ));
+    if !run.timers.is_empty() {
+        let listed: Vec<String> = run.timers.iter().map(u64::to_string).collect();
+        lines.push((
+            "timers",
+            format!("{} pending at once, one task each", listed.join(", ")),
+        ));
+    }
+    let per = if run.timers.is_empty() { "wait" } else { "N" };
     if let Some(n) = run.samples_per_method {
-        lines.push(("size", format!("{n} samples per method and wait")));
+        lines.push(("size", format!("{n} samples per method and {per}")));
+    }
+    if let Some(n) = run.min_rounds {
+        lines.push(("rounds", format!("at least {n} per method and N")));
     }
     if let Some(ns) = run.duration_per_method_ns {
         lines.push((
             "size",
             format!(
-                "{} of waiting per method and wait",
-                format_duration(Duration::from_nanos(ns))
+                "{} of waiting per method{}",
+                format_duration(Duration::from_nanos(ns)),
+                if run.threads.is_some() {
+                    ""
+                } else {
+                    " and wait"
+                }
             ),
         ));
     }
@@ -74,7 +103,9 @@ pub fn settings(run: &Run) -> Vec<(&'static str, String)> {
             ),
         ));
     }
-    lines.push(("warm-up", format!("{} unrecorded waits first", run.warmup)));
+    if let Some(warmup) = run.warmup {
+        lines.push(("warm-up", format!("{warmup} unrecorded waits first")));
+    }
     if run.interrupted {
         lines.push(("stopped", "early, by Ctrl-C".to_string()));
     }
@@ -97,7 +128,7 @@ fn nanos(row: &Row, ns: f64) -> Cell {
     }
 }
 
-fn name(row: &Row) -> String {
+pub fn name(row: &Row) -> String {
     if row.ours {
         format!("{} *", row.method)
     } else {
@@ -113,7 +144,16 @@ pub fn results(rows: &[&Row], grid: bool) -> Table {
     if grid {
         head.push("missed");
     }
-    head.extend(["cpu/wait", "cpu"]);
+    let threads = rows.iter().any(|r| r.cores.is_some());
+    let scale = rows.iter().any(|r| r.timers.is_some());
+    if threads {
+        head[1] = "sleeps";
+        head.extend(["cpu/sleep", "own cores", "cores"]);
+    } else if scale {
+        head.extend(["cpu/timer", "driver cpu/timer", "longest stall"]);
+    } else {
+        head.extend(["cpu/wait", "cpu"]);
+    }
     let mut table = Table::new("results", &head);
     for row in rows {
         let mut cells = vec![
@@ -132,7 +172,19 @@ pub fn results(rows: &[&Row], grid: bool) -> Table {
             cells.push(Cell::from(row.missed.to_string()));
         }
         cells.push(nanos(row, row.cpu_ns_per_wait as f64));
-        cells.push(Cell::from(cpu_share_label(row.cpu_share)));
+        let maybe = |ns: Option<u64>| ns.map_or(Cell::from("-"), |ns| nanos(row, ns as f64));
+        match row.cores {
+            _ if scale => {
+                cells.push(maybe(row.driver_cpu_ns_per_timer));
+                cells.push(maybe(row.longest_stall_ns));
+            }
+            Some(cores) if threads => {
+                cells.push(Cell::from(format!("{:.2}", row.cpu_share)));
+                cells.push(Cell::from(format!("{cores:.2}")));
+            }
+            None if threads => cells.extend([Cell::from("-"), Cell::from("-")]),
+            _ => cells.push(Cell::from(cpu_share_label(row.cpu_share))),
+        }
         table.row(row.ours.then_some("ours"), cells);
     }
     table
@@ -165,6 +217,31 @@ pub fn plotted(rows: &[&Row]) -> Option<Table> {
     Some(table)
 }
 
+/// What the CPU/tail plot shows of each measured row, as its hover text gives it.
+pub fn tail_figures(rows: &[&Row]) -> Table {
+    let cpu = if rows.iter().any(|r| r.cores.is_some()) {
+        "cpu/sleep"
+    } else if rows.iter().any(|r| r.timers.is_some()) {
+        "cpu/timer"
+    } else {
+        "cpu/wait"
+    };
+    let mut table = Table::new("plotted", &["method", cpu, "p50", "p99", "p99.9"]);
+    for row in rows.iter().filter(|r| r.samples > 0) {
+        table.row(
+            row.ours.then_some("ours"),
+            vec![
+                Cell::from(name(row)),
+                Cell::from(format_nanos(row.cpu_ns_per_wait as f64)),
+                Cell::from(format_nanos(row.p50_ns as f64)),
+                Cell::from(format_nanos(row.p99_ns as f64)),
+                Cell::from(format_nanos(row.p999_ns as f64)),
+            ],
+        );
+    }
+    table
+}
+
 /// The command line, quoted as a shell would take it.
 pub fn command(export: &Export) -> String {
     match &export.command {
@@ -182,6 +259,44 @@ fn quote(word: &str) -> String {
         word.to_string()
     } else {
         format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// A threads or scale run's one sentence: which method woke closest at p99 (in a scale run,
+/// with the most timers pending), for what CPU.
+pub fn closest(export: &Export) -> String {
+    let most_timers = export.rows().iter().filter_map(|r| r.timers).max();
+    let (when, per, kind) = match most_timers {
+        Some(n) => (
+            format!("With {n} timers pending at once"),
+            "timer",
+            "--scale",
+        ),
+        None => {
+            let threads = export
+                .run
+                .threads
+                .map_or("many".to_string(), |n| n.to_string());
+            (
+                format!("With {threads} threads sleeping at once"),
+                "sleep",
+                "--threads",
+            )
+        }
+    };
+    match export
+        .rows()
+        .iter()
+        .filter(|r| r.samples > 0 && r.timers == most_timers)
+        .min_by_key(|r| (r.p99_ns, r.cpu_ns_per_wait))
+    {
+        Some(best) => format!(
+            "{when}, {} woke closest: {} late at p99 for {} CPU per {per} (a {kind} run compares; it makes no recommendation).",
+            name(best),
+            format_nanos(best.p99_ns as f64),
+            format_nanos(best.cpu_ns_per_wait as f64)
+        ),
+        None => "Nothing was measured, so there is nothing to compare.".to_string(),
     }
 }
 

@@ -2,6 +2,8 @@
 //! this, hence the allowance.
 #![allow(dead_code)]
 
+pub mod pages;
+
 use std::path::PathBuf;
 use std::process::Output;
 use std::sync::atomic::{AtomicU32, Ordering};

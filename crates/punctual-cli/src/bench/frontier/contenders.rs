@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use spin_sleep::SpinSleeper;
 
 use super::mock;
@@ -17,7 +17,7 @@ use crate::units::wait_label;
 use punctual::Sleeper;
 
 /// The kind of point a contender puts on the plot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Family {
     /// punctual's native sleep to `deadline - margin`, then a plain spin to the deadline.

@@ -12,7 +12,7 @@ pub mod command;
 mod contenders;
 mod mock;
 mod placement;
-mod plot;
+pub mod plot;
 mod table;
 
 use std::time::{Duration, SystemTime};
@@ -24,6 +24,7 @@ use super::stats::{Recorder, Summary};
 use super::worker::{Batch, Worker};
 use super::{batch_size, Mode, Phase};
 use crate::environment::Environment;
+use crate::export::json::{percentiles, PercentilePoint};
 use crate::output::progress::Progress;
 pub use contenders::Family;
 pub use placement::Placement;
@@ -85,6 +86,8 @@ pub struct FrontierPoint {
     pub summary: Summary,
     /// CPU time per wait as a share of the wait.
     pub cpu_share: f64,
+    /// The points of its lateness distribution, as a wait table's results carry them.
+    pub lateness_percentiles: Vec<PercentilePoint>,
 }
 
 /// Everything a frontier run produced.
@@ -190,7 +193,7 @@ pub fn run(options: &FrontierOptions) -> anyhow::Result<FrontierReport> {
         let at_wait: Vec<FrontierPoint> = contenders
             .iter()
             .zip(&recorders)
-            .map(|(c, recorder)| point(c, wait, recorder.summary()))
+            .map(|(c, recorder)| point(c, wait, recorder))
             .collect();
         placements.extend(placement::place_all(&at_wait));
         points.extend(at_wait);
@@ -291,7 +294,8 @@ fn start(contender: contenders::Contender, mock: bool) -> anyhow::Result<Worker>
     Worker::spawn(name, mock, contender.make())
 }
 
-fn point(contender: &contenders::Contender, wait: Duration, summary: Summary) -> FrontierPoint {
+fn point(contender: &contenders::Contender, wait: Duration, recorder: &Recorder) -> FrontierPoint {
+    let summary = recorder.summary();
     FrontierPoint {
         family: contender.family,
         label: contender.label(),
@@ -301,5 +305,6 @@ fn point(contender: &contenders::Contender, wait: Duration, summary: Summary) ->
         wait_ns: wait.as_nanos() as u64,
         summary,
         cpu_share: summary.cpu_ns_per_wait as f64 / wait.as_nanos() as f64,
+        lateness_percentiles: percentiles(recorder.histogram()),
     }
 }

@@ -170,6 +170,7 @@ mod tests {
             wait_ns: 1_000_000,
             summary: recorder.summary(),
             cpu_share: 0.0,
+            lateness_percentiles: Vec::new(),
         }
     }
 

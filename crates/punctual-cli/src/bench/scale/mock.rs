@@ -4,6 +4,7 @@
 
 use super::worker::WorkerArgs;
 use super::{ScaleResult, MIN_TIMERS_FOR_RSS, SPREAD};
+use crate::export::json::percentiles;
 use crate::rng::Rng;
 
 /// `base + U[0, jitter)`, plus up to `queue_ps` picoseconds per pending timer, plus `tail`
@@ -75,5 +76,6 @@ pub fn measure(args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
         executor_floor_ns_per_task: (args.timers as usize >= MIN_TIMERS_FOR_RSS).then_some(650),
         allocator: None,
         scheduling: p.scheduling.map(str::to_string),
+        lateness_percentiles: percentiles(all.recorder.histogram()),
     })
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::stall;
 use crate::bench::stats::Lateness;
+use crate::export::json::PercentilePoint;
 
 /// One method with N timers pending at once.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -58,6 +59,10 @@ pub struct ScaleResult {
     pub allocator: Option<String>,
     /// For a method that asks for real-time scheduling: what the OS granted, or its refusal.
     pub scheduling: Option<String>,
+    /// The points of the lateness distribution of all rounds' timers, as a wait table's
+    /// results carry them.
+    #[serde(default)]
+    pub lateness_percentiles: Vec<PercentilePoint>,
 }
 
 /// One round of N timers.

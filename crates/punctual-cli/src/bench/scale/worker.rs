@@ -16,6 +16,7 @@ use super::rounds::{Rounds, TimerRows};
 use super::timers::ScaleTimer;
 use super::{ScaleResult, FIRST_DEADLINE, SPREAD};
 use crate::bench::method::MethodSpec;
+use crate::export::json::percentiles;
 use crate::rng::Rng;
 use crate::sys::{self, Platform};
 
@@ -140,6 +141,7 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
         executor_floor_ns_per_task: executor_floor.map(|d| d.as_nanos() as u64),
         allocator: None,
         scheduling: describe_scheduling(executor_scheduling, timer.driver_scheduling()),
+        lateness_percentiles: percentiles(all.recorder.histogram()),
     })
 }
 

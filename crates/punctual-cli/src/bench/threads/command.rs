@@ -1,10 +1,11 @@
-//! `punctual bench --threads` from the command line to its outputs.
+//! `punctual bench --threads` from the command line to its outputs: the table, the JSON
+//! export and the page, each checked before anything is measured.
 
 use clap::CommandFactory;
 
 use super::{run, table, ThreadsOptions, DEFAULT_METHODS, DEFAULT_RANGE};
 use crate::cli::{BenchArgs, Cli};
-use crate::output::file::Destination;
+use crate::output::file::{Destination, OutputFile};
 use crate::output::stdio;
 
 /// Runs the threads mode and writes its outputs; `false` when an output could not be written
@@ -45,17 +46,35 @@ pub fn command(args: &BenchArgs, threads: usize, load_threads: usize) -> anyhow:
         .as_deref()
         .map(|path| Destination::check(path, ""))
         .transpose()?;
+    let page = args
+        .report
+        .as_deref()
+        .map(|path| OutputFile::check(path, "the report to "))
+        .transpose()?;
     let table_to_stdout = !matches!(json, Some(Destination::Stdout));
     let report = run(&options)?;
     let mut failed = Vec::new();
     if let Some(json) = json {
-        let mut bytes = serde_json::to_vec_pretty(&report)?;
+        let mut value = serde_json::to_value(&report)?;
+        crate::export::json::with_command(&mut value);
+        let mut bytes = serde_json::to_vec_pretty(&value)?;
         bytes.push(b'\n');
         failed.extend(json.write(&bytes).err());
     }
+    let mut out = String::new();
     if table_to_stdout {
-        failed.extend(stdio::print(&table::render(&report)).err());
+        out.push_str(&table::render(&report));
     }
+    if let Some(page) = page {
+        match crate::report::threads_page(&report).and_then(|html| page.write(html.as_bytes())) {
+            Ok(()) if table_to_stdout => {
+                out.push_str(&format!("report: {}\n", page.path().display()));
+            }
+            Ok(()) => {}
+            Err(e) => failed.push(e),
+        }
+    }
+    failed.extend(stdio::print(&out).err());
     for error in &failed {
         stdio::report(error);
     }

@@ -19,6 +19,7 @@ use super::method::{MethodSpec, SpinCounts};
 use super::methods;
 use super::stats::{Lateness, Recorder};
 use crate::environment::Environment;
+use crate::export::json::{percentiles, PercentilePoint};
 use crate::output::progress::Progress;
 use crate::sys::{self, Platform};
 use crew::Crew;
@@ -102,6 +103,8 @@ pub struct ThreadsResult {
     pub capped: Option<u64>,
     /// Sleeps done natively all the way, no recent oversleep fitting in the budget.
     pub native_only: Option<u64>,
+    /// The points of its lateness distribution, as a wait table's results carry them.
+    pub lateness_percentiles: Vec<PercentilePoint>,
 }
 
 /// Everything a threads run produced.
@@ -240,5 +243,6 @@ fn result(
         spun: counts.map(|c| c.spun),
         capped: counts.map(|c| c.capped),
         native_only: counts.map(|c| c.native_only),
+        lateness_percentiles: percentiles(recorder.histogram()),
     }
 }

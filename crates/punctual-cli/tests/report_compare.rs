@@ -1,0 +1,175 @@
+//! `punctual report a.json b.json`: two exports side by side, of the wait table, of a
+//! `--frontier`, a `--threads` and a `--scale` run, with what differs marked.
+
+mod common;
+use common::pages::{
+    in_dir, read, titles, wait_sections, MOCK_BENCH, MOCK_FRONTIER, MOCK_SCALE, MOCK_THREADS,
+};
+use common::TempDir;
+use serde_json::Value;
+
+/// Writes `b.json`: `a.json` with `change` made to each of its rows (`results`, `points` or
+/// `scale`).
+fn changed(dir: &std::path::Path, rows: &str, change: impl Fn(&mut Value)) {
+    let mut b: Value = serde_json::from_str(&read(dir, "a.json")).unwrap();
+    b[rows].as_array_mut().unwrap().iter_mut().for_each(change);
+    b["environment"]["kernel"] = "2.0 mock".into();
+    std::fs::write(dir.join("b.json"), serde_json::to_string(&b).unwrap()).unwrap();
+}
+
+fn scaled(row: &mut Value, field: &str, by: f64) {
+    row[field] = ((row[field].as_u64().unwrap() as f64 * by) as u64).into();
+}
+
+/// The ratio cells marked worse and better.
+fn marked(html: &str) -> (Vec<&str>, Vec<&str>) {
+    let cells = |class: &str| {
+        html.split(&format!("<td class=\"{class}\">"))
+            .skip(1)
+            .map(|c| &c[..c.find("</td>").unwrap()])
+            .collect::<Vec<_>>()
+    };
+    (cells("worse"), cells("better"))
+}
+
+/// Two exports, the second with `std`'s p99 at 1 ms doubled and `hybrid`'s CPU halved: the
+/// comparison marks those two, and only those, shows both environments, and draws both
+/// plots of each.
+#[test]
+fn comparison_marks_what_differs() {
+    let dir = TempDir::new("report-compare");
+    in_dir(
+        &dir.0,
+        &[&MOCK_BENCH[..], &["--export-json", "a.json"]].concat(),
+    );
+    changed(&dir.0, "results", |result| {
+        let at_1ms = result["wait_ns"] == 1_000_000;
+        if at_1ms && result["method"] == "std" {
+            scaled(result, "p99_ns", 2.0);
+        }
+        if at_1ms && result["method"] == "hybrid" {
+            scaled(result, "cpu_ns_per_wait", 0.5);
+        }
+    });
+    in_dir(
+        &dir.0,
+        &["report", "a.json", "b.json", "-o", "compare.html"],
+    );
+    let html = read(&dir.0, "compare.html");
+    assert_eq!(marked(&html), (vec!["2.00x worse"], vec!["0.50x better"]));
+    assert!(html.contains("<td>1.0 mock</td><td class=\"differs\">2.0 mock</td>"));
+    assert_eq!(
+        html.matches("<svg ").count(),
+        8,
+        "A and B at each wait, each with its distributions and CPU against tail"
+    );
+    let at_1ms = wait_sections(&html)[1];
+    let (a, b) = at_1ms.split_at(at_1ms.find("<h3>B</h3>").unwrap());
+    let hybrid = |side: &str| {
+        titles(side)
+            .into_iter()
+            .filter(|t| t.starts_with("hybrid *: "))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(hybrid(a).len(), 2);
+    assert_eq!(hybrid(b).len(), 2);
+    assert_ne!(hybrid(a), hybrid(b), "B's hover gives B's CPU");
+}
+
+/// Two frontier runs, the second with the hybrid's p99.9 at 100 us tripled: marked, once,
+/// and each side has its distributions and its frontier plot.
+#[test]
+fn frontier_comparison_marks_what_differs() {
+    let dir = TempDir::new("report-compare-frontier");
+    in_dir(
+        &dir.0,
+        &[&MOCK_FRONTIER[..], &["--export-json", "a.json"]].concat(),
+    );
+    changed(&dir.0, "points", |point| {
+        if point["wait_ns"] == 100_000 && point["family"] == "hybrid" {
+            scaled(point, "p999_ns", 3.0);
+        }
+    });
+    in_dir(
+        &dir.0,
+        &["report", "a.json", "b.json", "-o", "compare.html"],
+    );
+    let html = read(&dir.0, "compare.html");
+    assert_eq!(marked(&html), (vec!["3.00x worse"], vec![]));
+    assert_eq!(html.matches("<svg ").count(), 8);
+    assert_eq!(html.matches("<h3>CPU against tail</h3>").count(), 4);
+    assert_eq!(html.matches("<h3>Lateness distribution</h3>").count(), 4);
+}
+
+/// Two threads runs, the second with the hybrid's p50 halved: marked, once, with each
+/// side's distributions and CPU per sleep against tail.
+#[test]
+fn threads_comparison_marks_what_differs() {
+    let dir = TempDir::new("report-compare-threads");
+    in_dir(
+        &dir.0,
+        &[&MOCK_THREADS[..], &["--export-json", "a.json"]].concat(),
+    );
+    changed(&dir.0, "results", |result| {
+        if result["method"] == "hybrid" {
+            scaled(result, "p50_ns", 0.5);
+        }
+    });
+    in_dir(
+        &dir.0,
+        &["report", "a.json", "b.json", "-o", "compare.html"],
+    );
+    let html = read(&dir.0, "compare.html");
+    assert_eq!(marked(&html), (vec![], vec!["0.50x better"]));
+    assert_eq!(wait_sections(&html).len(), 1, "one section for the threads");
+    assert_eq!(html.matches("<svg ").count(), 4);
+    assert!(html.contains("<h2>4 threads per method at once, waits from 100us to 2ms</h2>"));
+}
+
+/// Two scale runs, the second with tokio's CPU per timer at 1000 timers doubled: marked,
+/// once, with both plots of each side at each N.
+#[test]
+fn scale_comparison_marks_what_differs() {
+    let dir = TempDir::new("report-compare-scale");
+    in_dir(
+        &dir.0,
+        &[&MOCK_SCALE[..], &["--export-json", "a.json"]].concat(),
+    );
+    changed(&dir.0, "scale", |result| {
+        if result["timers"] == 1000 && result["method"] == "tokio" {
+            scaled(result, "cpu_ns_per_timer", 2.0);
+        }
+    });
+    in_dir(
+        &dir.0,
+        &["report", "a.json", "b.json", "-o", "compare.html"],
+    );
+    let html = read(&dir.0, "compare.html");
+    assert_eq!(marked(&html), (vec!["2.00x worse"], vec![]));
+    assert_eq!(wait_sections(&html).len(), 2, "a section per N");
+    assert_eq!(html.matches("<svg ").count(), 8);
+}
+
+/// A frontier run and a wait table are not compared: the error says why, and no page.
+#[test]
+fn runs_of_different_kinds_are_not_compared() {
+    let dir = TempDir::new("report-compare-kinds");
+    in_dir(
+        &dir.0,
+        &[&MOCK_BENCH[..], &["--export-json", "table.json"]].concat(),
+    );
+    in_dir(
+        &dir.0,
+        &[&MOCK_FRONTIER[..], &["--export-json", "frontier.json"]].concat(),
+    );
+    let output = common::run(common::punctual().current_dir(&dir.0).args([
+        "report",
+        "table.json",
+        "frontier.json",
+        "-o",
+        "p.html",
+    ]));
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("are different kinds of run"));
+    assert!(!dir.0.join("p.html").exists());
+}
