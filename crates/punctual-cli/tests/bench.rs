@@ -285,15 +285,28 @@ fn unprivileged_output(
         .status()
         .unwrap();
     assert!(status.success());
-    let mut command = std::process::Command::new("prlimit");
-    command.args(limits).arg(setpriv);
-    let output = command
-        .arg(format!("--reuid={user}"))
-        .args(["--regid=nogroup", "--clear-groups", "--inh-caps=-all"])
-        .arg(&copy)
-        .args(args)
-        .output()
-        .unwrap();
+    // The copy's write descriptor, closed here, may still be open in a child another test
+    // thread has forked and not yet exec'd; setpriv's exec of the copy then fails with
+    // ETXTBSY ("Text file busy") until that child execs. Such a run is tried again.
+    let run = || {
+        let mut command = std::process::Command::new("prlimit");
+        command.args(limits).arg(setpriv);
+        command
+            .arg(format!("--reuid={user}"))
+            .args(["--regid=nogroup", "--clear-groups", "--inh-caps=-all"])
+            .arg(&copy)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let mut output = run();
+    for _ in 0..20 {
+        if !String::from_utf8_lossy(&output.stderr).contains("Text file busy") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        output = run();
+    }
     drop(dir);
     Some(output)
 }

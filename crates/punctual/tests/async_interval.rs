@@ -34,7 +34,8 @@ fn live_ticks_follow_the_grid_and_are_never_early() {
 
 #[test]
 fn skip_drops_overdue_ticks_and_waits_for_the_next_grid_point() {
-    let period = Duration::from_millis(2);
+    // Long enough that a stalled test thread (Wine, a loaded machine) keeps the tick counts.
+    let period = Duration::from_millis(200);
     let first = Instant::now() - period * 10 - period / 2;
     let mut interval = future::interval_at(first, period).unwrap();
     assert_eq!(interval.policy(), MissedTickPolicy::Skip);
@@ -50,7 +51,8 @@ fn skip_drops_overdue_ticks_and_waits_for_the_next_grid_point() {
 
 #[test]
 fn burst_fires_every_overdue_tick_at_once() {
-    let period = Duration::from_millis(2);
+    // Long enough that a stalled test thread (Wine, a loaded machine) keeps the tick counts.
+    let period = Duration::from_millis(200);
     let first = Instant::now() - period * 5;
     let mut interval = future::interval_at(first, period)
         .unwrap()
@@ -73,7 +75,8 @@ fn burst_fires_every_overdue_tick_at_once() {
 
 #[test]
 fn delay_fires_the_overdue_tick_and_shifts_the_grid() {
-    let period = Duration::from_millis(2);
+    // Long enough that a stalled test thread (Wine, a loaded machine) keeps the tick counts.
+    let period = Duration::from_millis(200);
     let first = Instant::now() - period * 3 - period / 2;
     let mut interval = future::interval_at(first, period)
         .unwrap()
@@ -91,7 +94,7 @@ fn delay_fires_the_overdue_tick_and_shifts_the_grid() {
 #[test]
 fn a_dropped_tick_future_loses_nothing() {
     let driver = Driver::new(DriverConfig::new()).unwrap();
-    let period = Duration::from_millis(3);
+    let period = Duration::from_millis(200);
     let first = Instant::now() + period;
     let mut interval = driver.interval_at(first, period).unwrap();
     let waker = Waker::from(WakeCount::new());
