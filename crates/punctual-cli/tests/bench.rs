@@ -11,15 +11,7 @@ use common::{
 use punctual_test_support::privilege;
 
 fn mock_bench(extra: &[&str]) -> String {
-    let base = [
-        "bench",
-        "--mock-timer",
-        "--samples",
-        "300",
-        "--wait",
-        "100us,1ms",
-    ];
-    stdout_of(&[&base[..], extra].concat())
+    stdout_of(&[&common::pages::MOCK_BENCH[..], extra].concat())
 }
 
 #[test]
