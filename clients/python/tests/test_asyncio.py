@@ -60,7 +60,7 @@ def test_sleeps_shorter_than_the_handoff_turn_the_loop_and_are_never_early(long_
         rng = random.Random(7)
         turned = 0
         for _ in range(400):
-            deadline_ns = time.perf_counter_ns() + rng.randrange(1, 500_000)
+            deadline_ns = time.perf_counter_ns() + rng.randrange(100_000, 1_000_000)
             before = turns
             wake = await pa.sleep_until_ns(deadline_ns)
             assert time.perf_counter_ns() >= deadline_ns
@@ -88,7 +88,7 @@ def test_cancelling_a_sleep_that_turns_the_loop(long_handoff):
     run(main())
 
 
-def test_interval_ticks_shorter_than_the_handoff_turn_the_loop_on_the_grid(long_handoff, monkeypatch):
+def test_interval_ticks_closer_than_the_handoff_turn_the_loop_on_the_grid(long_handoff, monkeypatch):
     turned = []
     turn_until = pa._turn_until
 
@@ -99,13 +99,14 @@ def test_interval_ticks_shorter_than_the_handoff_turn_the_loop_on_the_grid(long_
     monkeypatch.setattr(pa, "_turn_until", counted)
 
     async def main():
-        period_ns = 200_000
+        # Long enough that a slow (debug, loaded) run still asks for most ticks ahead of time.
+        period_ns = 5_000_000
         interval = pa.interval(period_ns / 1e9)
         origin = None
         last = -1
         ahead = 0
         async with interval:
-            for _ in range(64):
+            for _ in range(40):
                 ahead += interval._inner.next_deadline_ns > time.perf_counter_ns()
                 tick = await interval.tick()
                 assert time.perf_counter_ns() >= tick.deadline_ns
@@ -116,7 +117,7 @@ def test_interval_ticks_shorter_than_the_handoff_turn_the_loop_on_the_grid(long_
                 last = tick.index
         # The ticks still ahead when asked for kept the loop turning to their deadline, but
         # the probes (one in 16) and any whose deadline passed on the way.
-        assert ahead >= 16, ahead
+        assert ahead >= 10, ahead
         assert len(turned) >= ahead // 2, (len(turned), ahead)
 
     run(main())
