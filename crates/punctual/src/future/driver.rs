@@ -425,6 +425,12 @@ impl Shared {
         self.learns
     }
 
+    /// Whether the driver thread gathers timers that fall due densely (`pace.rs`): only
+    /// without a spin tail, whose margins a gathered fire would eat.
+    pub(crate) fn gathers(&self) -> bool {
+        self.config.spin_tail() == SpinTail::None
+    }
+
     pub(crate) fn epoch(&self) -> Instant {
         self.epoch
     }

@@ -64,6 +64,7 @@ mod driver;
 mod fired;
 mod heap;
 mod interval;
+mod pace;
 mod sleep;
 mod tail;
 mod thread;
