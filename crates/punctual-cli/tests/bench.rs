@@ -510,8 +510,8 @@ fn multi_thread_scale_methods_run_when_named_and_not_for_all() {
         ["async", "async-rt", "async-spin", "tokio"]
     );
     assert_eq!(
-        methods_of(&["--methods", "tokio-mt,async,async-mt-drivers,async-mt"]),
-        ["async", "async-mt", "async-mt-drivers", "tokio-mt"]
+        methods_of(&["--methods", "tokio-mt,async,async-mtw,async-mt"]),
+        ["async", "async-mt", "async-mtw", "tokio-mt"]
     );
 }
 
@@ -530,12 +530,12 @@ fn a_real_multi_thread_scale_run_is_never_early() {
             "--rounds",
             "3",
             "--methods",
-            "async-mt,async-mt-drivers,tokio-mt",
+            "async-mt,async-mtw,tokio-mt",
         ],
         &timers_csv,
     );
     let methods: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
-    assert_eq!(methods, ["async-mt", "async-mt-drivers", "tokio-mt"]);
+    assert_eq!(methods, ["async-mt", "async-mtw", "tokio-mt"]);
     for row in &rows {
         assert!(row["samples"].as_u64().unwrap() >= 60, "{row}");
         if row["ours"] == true {

@@ -242,7 +242,7 @@ pub const METHODS: &[MethodSpec] = &[
     methods::spin_sleep::SPEC,
     methods::tokio::SPEC,
     methods::async_mt::SPEC,
-    methods::async_mt_drivers::SPEC,
+    methods::async_mtw::SPEC,
     methods::tokio_mt::SPEC,
     methods::async_io::SPEC,
     methods::nanosleep::SPEC,

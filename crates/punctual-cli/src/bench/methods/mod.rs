@@ -4,7 +4,7 @@
 
 pub mod async_io;
 pub mod async_mt;
-pub mod async_mt_drivers;
+pub mod async_mtw;
 pub mod async_native;
 pub mod async_rt;
 pub mod async_spin;

@@ -6,7 +6,7 @@ use crate::bench::scale::timers::PerWorkerTimer;
 use crate::bench::scale::worker;
 
 pub const SPEC: MethodSpec = MethodSpec {
-    name: "async-mt-drivers",
+    name: "async-mtw",
     about:
         "as async-mt, with a private driver per runtime worker (each worker's sleeps on its own)",
     ours: true,
