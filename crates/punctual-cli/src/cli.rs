@@ -39,7 +39,8 @@ pub enum Command {
 pub struct BenchArgs {
     /// Methods to compare, comma-separated, and the groups `all` (the methods that run on
     /// every OS) and `os` (this OS's own ways to wait: Sleep, timers, epoll...); see
-    /// --list-methods. With --scale: async, async-rt, async-spin and tokio.
+    /// --list-methods. With --scale: async, async-rt, async-spin and tokio, and when named,
+    /// async-mt, async-mtw and tokio-mt (on a tokio multi-thread runtime).
     #[arg(long, value_name = "LIST", default_value = "all", default_value_if("preset", "timetest", "os"), value_parser = parse_methods)]
     pub methods: MethodList,
 

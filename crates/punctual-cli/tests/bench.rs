@@ -491,6 +491,65 @@ fn a_real_scale_run_measures_each_method_in_a_worker_process() {
     assert_timer_rows_match(&timers_csv, &rows);
 }
 
+/// The multi-thread methods measure what a user with more than one core gets, so `all`
+/// leaves them out (the scale table keeps its current-thread methods) and naming them runs
+/// them.
+#[test]
+fn multi_thread_scale_methods_run_when_named_and_not_for_all() {
+    let methods_of = |extra: &[&str]| -> Vec<String> {
+        let json: serde_json::Value =
+            serde_json::from_str(&mock_scale(&[&["--export-json", "-"][..], extra].concat()))
+                .unwrap();
+        let mut names: Vec<String> = json["scale"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["timers"] == 1)
+            .map(|r| r["method"].as_str().unwrap().to_string())
+            .collect();
+        names.dedup();
+        names
+    };
+    assert_eq!(
+        methods_of(&[]),
+        ["async", "async-rt", "async-spin", "tokio"]
+    );
+    assert_eq!(
+        methods_of(&["--methods", "tokio-mt,async,async-mtw,async-mt"]),
+        ["async", "async-mt", "async-mtw", "tokio-mt"]
+    );
+}
+
+/// A real scale run of the multi-thread methods, small: the tasks run on a multi-thread
+/// runtime's workers, and ours still never complete early.
+#[test]
+fn a_real_multi_thread_scale_run_is_never_early() {
+    let dir = TempDir::new("real-scale-mt");
+    let timers_csv = dir.0.join("timers.csv");
+    let rows = scale_rows_and_timers(
+        &[
+            "--scale",
+            "20",
+            "--samples",
+            "20",
+            "--rounds",
+            "3",
+            "--methods",
+            "async-mt,async-mtw,tokio-mt",
+        ],
+        &timers_csv,
+    );
+    let methods: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
+    assert_eq!(methods, ["async-mt", "async-mtw", "tokio-mt"]);
+    for row in &rows {
+        assert!(row["samples"].as_u64().unwrap() >= 60, "{row}");
+        if row["ours"] == true {
+            assert_eq!(row["early"], 0, "{row}");
+        }
+    }
+    assert_timer_rows_match(&timers_csv, &rows);
+}
+
 /// Checks the `--export-timers` file against the run's JSON rows: the header, then for
 /// each method and N exactly its rounds of N timers, deadlines within the spread, and a
 /// greatest lateness equal to the row's exact maximum.

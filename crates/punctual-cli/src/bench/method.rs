@@ -110,6 +110,18 @@ pub struct ScaleSpec {
     pub measure: fn(&WorkerArgs) -> anyhow::Result<ScaleResult>,
     /// The scale mode's model of it under `--mock-timer`.
     pub mock: ScaleMockProfile,
+    /// The tokio runtime its tasks run on.
+    pub runtime: ScaleRuntime,
+}
+
+/// The tokio runtime a scale method's tasks run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScaleRuntime {
+    /// A current-thread runtime, on the worker's main thread: every method `all` runs.
+    CurrentThread,
+    /// A multi-thread runtime with a worker per CPU: for the methods named only, measuring
+    /// what a user with more than one core gets.
+    MultiThread,
 }
 
 impl MethodSpec {
@@ -230,6 +242,9 @@ pub const METHODS: &[MethodSpec] = &[
     methods::std_sleep::SPEC,
     methods::spin_sleep::SPEC,
     methods::tokio::SPEC,
+    methods::async_mt::SPEC,
+    methods::async_mtw::SPEC,
+    methods::tokio_mt::SPEC,
     methods::async_io::SPEC,
     methods::nanosleep::SPEC,
     methods::timerfd::SPEC,
@@ -253,6 +268,14 @@ pub fn sync_methods() -> impl Iterator<Item = &'static MethodSpec> {
 /// The methods the scale mode runs, in table order.
 pub fn scale_methods() -> impl Iterator<Item = &'static MethodSpec> {
     METHODS.iter().filter(|m| m.scale.is_some())
+}
+
+/// The methods `all` stands for in the scale mode: those on a current-thread runtime.
+pub fn default_scale_methods() -> impl Iterator<Item = &'static MethodSpec> {
+    scale_methods().filter(|m| {
+        m.scale
+            .is_some_and(|scale| scale.runtime == ScaleRuntime::CurrentThread)
+    })
 }
 
 /// Looks a method up by the name `--methods` gives it: the command line's boundary.

@@ -27,10 +27,10 @@ use crate::{saturating_nanos, Error, HybridConfig, TimerInfo};
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 #[non_exhaustive]
 pub enum SpinTail {
-    /// Sleep natively all the way (the default): the least CPU. A task spins only when the
-    /// driver, awake, fired its timer with others due within what its last wait overslept
-    /// (at most 50 us before the deadline; a wait would have woken no sooner) and the task
-    /// is polled before its deadline.
+    /// Sleep natively all the way (the default): the least CPU, and no task spins. While
+    /// timers fall due densely (32 or more at one wake-up of the driver), the driver fires
+    /// those due within 250 us of that wake-up together, up to that much later, never early
+    /// (see the [module docs](super#how-it-works)).
     #[default]
     None,
     /// Fire each timer this long before its deadline (all of the wait, for a shorter one)
@@ -423,6 +423,12 @@ impl Shared {
 
     pub(crate) fn learns(&self) -> bool {
         self.learns
+    }
+
+    /// Whether the driver thread gathers timers that fall due densely (`pace.rs`): only
+    /// without a spin tail, whose margins a gathered fire would eat.
+    pub(crate) fn gathers(&self) -> bool {
+        self.config.spin_tail() == SpinTail::None
     }
 
     pub(crate) fn epoch(&self) -> Instant {

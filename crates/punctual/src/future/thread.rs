@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::driver::{nanos, DriverStats, Shared, NEVER_NS};
 use super::fired::FiredThrough;
+use super::pace::{Next, Pace};
 use crate::margin::Plan;
 use crate::sys::{self, DriverWait, Platform};
 
@@ -133,8 +134,13 @@ impl Core {
 
     /// Wakes every task in `wakers`; a panicking `wake` is counted, not propagated, so one
     /// broken waker cannot stop every other timer of the process.
+    ///
+    /// Each task's memory is prefetched first, for the whole batch: a wake writes the task's
+    /// state word, cold in the executor's memory, and the misses then overlap instead of
+    /// coming one after another (`docs/driver-cost.md`).
     fn wake_all(&self, wakers: &mut Vec<Waker>) {
         self.wakes.fetch_add(wakers.len() as u64, Relaxed);
+        wakers.iter().for_each(sys::prefetch_waker);
         for waker in wakers.drain(..) {
             if catch_unwind(AssertUnwindSafe(|| waker.wake())).is_err() {
                 self.waker_panics.fetch_add(1, Relaxed);
@@ -158,62 +164,72 @@ pub(crate) fn spawn(
             driver.set_timer_info(core.waiter.timer_info());
             driver.apply_realtime_priority();
             let epoch = driver.epoch();
+            let pace = Pace::new(driver.gathers());
             drop(driver);
             core.publish_cpu_time();
             let _ = started.send(());
             drop(started);
-            run(&shared, &core, epoch);
+            run(&shared, &core, epoch, pace);
         })
         .map(drop)
 }
 
-fn run(shared: &Weak<Shared>, core: &Core, epoch: Instant) {
+fn run(shared: &Weak<Shared>, core: &Core, epoch: Instant, mut pace: Pace) {
     let mut wakers = Vec::new();
     let mut cpu_time_read = Instant::now();
+    let now_ns = || nanos(Instant::now().saturating_duration_since(epoch));
     loop {
         // Held only while looking at the heap, so the driver's last handle can end it.
         let Some(driver) = shared.upgrade() else {
             return;
         };
-        let (expired, next_ns, spare) = {
+        let (expired, next, spare) = {
             let mut locked = driver.lock();
-            let now_ns = nanos(Instant::now().saturating_duration_since(epoch));
+            let now_ns = now_ns();
             let expired = locked.timers.expire(now_ns, BATCH, &mut wakers);
             core.fired_through.publish(&locked.timers);
-            let next = locked.timers.earliest();
+            let earliest = locked.timers.earliest();
             let idle = expired.fired == 0
-                && next.map_or(true, |ns| ns.saturating_sub(now_ns) >= nanos(TRIM_BEFORE));
+                && earliest.map_or(true, |ns| ns.saturating_sub(now_ns) >= nanos(TRIM_BEFORE));
             let spare = idle.then(|| locked.timers.trim());
-            let plan = if expired.fired > 0 {
-                0
-            } else {
-                next.unwrap_or(NEVER_NS)
+            let next = pace.after_pass(now_ns, expired.fired, earliest);
+            // What a registration compares its fire time with: one earlier than a planned
+            // fire time interrupts the wait; while awake or gathering, none does.
+            let plan = match next {
+                Next::Now | Next::Gather(_) => 0,
+                Next::At(ns) => ns,
+                Next::Idle => NEVER_NS,
             };
             core.planned_ns.store(plan, Relaxed);
             (expired, next, spare)
         };
         drop(driver);
         drop(spare);
-        if expired.fired > 0 {
-            core.fire_late_total_ns
-                .fetch_add(expired.late_total_ns, Relaxed);
-            core.fire_late_max_ns
-                .fetch_max(expired.late_max_ns, Relaxed);
-            core.wake_all(&mut wakers);
-            continue;
-        }
+        let wake_ns = match next {
+            Next::Now => {
+                core.fire_late_total_ns
+                    .fetch_add(expired.late_total_ns, Relaxed);
+                core.fire_late_max_ns
+                    .fetch_max(expired.late_max_ns, Relaxed);
+                core.wake_all(&mut wakers);
+                continue;
+            }
+            Next::At(ns) | Next::Gather(ns) => Some(ns),
+            Next::Idle => None,
+        };
         let now = Instant::now();
-        if next_ns.is_none() || now.saturating_duration_since(cpu_time_read) >= CPU_TIME_EVERY {
+        if wake_ns.is_none() || now.saturating_duration_since(cpu_time_read) >= CPU_TIME_EVERY {
             core.publish_cpu_time();
             cpu_time_read = now;
         }
         // A wait ends at the fire time, early on a notification (an earlier timer, or the
         // driver's end), or a little early when the OS clock and `Instant` disagree: in each
         // case the loop looks at the heap again.
-        let fire_at = next_ns.and_then(|ns| epoch.checked_add(Duration::from_nanos(ns)));
-        if fire_at.map_or(true, |at| Instant::now() < at) {
+        let wake_at = wake_ns.and_then(|ns| epoch.checked_add(Duration::from_nanos(ns)));
+        if wake_at.map_or(true, |at| Instant::now() < at) {
             core.waits.fetch_add(1, Relaxed);
-            core.waiter.wait(fire_at);
+            core.waiter.wait(wake_at);
+            pace.woke(now_ns());
         }
         core.planned_ns.store(0, Relaxed);
     }

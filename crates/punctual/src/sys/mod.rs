@@ -27,6 +27,10 @@ use std::time::{Duration, Instant};
 use crate::rt::{RtError, RtThrottling, Scheduling};
 use crate::TimerInfo;
 
+mod prefetch;
+
+pub(crate) use prefetch::prefetch_waker;
+
 /// The native wait and clock, in the library's terms.
 pub(crate) trait Platform {
     /// How early the hybrid strategy starts spinning before it has measured anything on

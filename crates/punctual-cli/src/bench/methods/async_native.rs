@@ -1,7 +1,7 @@
 use punctual::future::{DriverConfig, SpinTail};
 
 use super::AsyncPunctual;
-use crate::bench::method::{MethodSpec, Oses, ScaleSpec, SyncSpec};
+use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec};
 use crate::bench::methods::mock::MockProfile;
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::PunctualTimer;
@@ -35,5 +35,6 @@ pub const SPEC: MethodSpec = MethodSpec {
             timer_bytes: 76,
             scheduling: None,
         },
+        runtime: ScaleRuntime::CurrentThread,
     }),
 };

@@ -1,4 +1,4 @@
-use crate::bench::method::{MethodSpec, Oses, ScaleSpec};
+use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec};
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::PunctualTimer;
 use crate::bench::scale::worker;
@@ -31,5 +31,6 @@ pub const SPEC: MethodSpec = MethodSpec {
             timer_bytes: 76,
             scheduling: Some("executor thread SCHED_FIFO 10 while the deadlines run, driver thread SCHED_FIFO 10 (mock)"),
         },
+        runtime: ScaleRuntime::CurrentThread,
     }),
 };

@@ -2,7 +2,7 @@ use punctual::future::{DriverConfig, SpinTail};
 use punctual::HybridConfig;
 
 use super::AsyncPunctual;
-use crate::bench::method::{MethodSpec, Oses, ScaleSpec, SyncSpec};
+use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec};
 use crate::bench::methods::mock::MockProfile;
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::PunctualTimer;
@@ -41,6 +41,7 @@ pub const SPEC: MethodSpec = MethodSpec {
             timer_bytes: 76,
             scheduling: None,
         },
+        runtime: ScaleRuntime::CurrentThread,
     }),
 };
 

@@ -3,6 +3,8 @@
 //! OS's own primitive calls it through `sys::waits` (no `cfg` here).
 
 pub mod async_io;
+pub mod async_mt;
+pub mod async_mtw;
 pub mod async_native;
 pub mod async_rt;
 pub mod async_spin;
@@ -13,6 +15,7 @@ pub mod spin;
 pub mod spin_sleep;
 pub mod std_sleep;
 pub mod tokio;
+pub mod tokio_mt;
 
 // The OS's own ways to wait (the `os` group): each compiles everywhere, runs where its
 // spec's `runs_on` says, and calls the OS through `sys::waits`.

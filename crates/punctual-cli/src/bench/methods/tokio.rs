@@ -1,6 +1,6 @@
 use std::time::Instant;
 
-use crate::bench::method::{MethodSpec, Oses, ScaleSpec, SyncSpec, WaitMethod};
+use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec, WaitMethod};
 use crate::bench::methods::mock::MockProfile;
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::TokioTimer;
@@ -47,5 +47,6 @@ pub const SPEC: MethodSpec = MethodSpec {
             timer_bytes: 112,
             scheduling: None,
         },
+        runtime: ScaleRuntime::CurrentThread,
     }),
 };

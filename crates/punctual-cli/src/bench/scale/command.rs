@@ -10,11 +10,11 @@ use crate::output::stdio;
 /// Timers per method and N the scale mode measures at least, unless `--samples` says.
 pub const DEFAULT_SAMPLES: u64 = 100;
 
-/// The scale mode's methods among those `--methods` named, in table order: all of its own
-/// for `all`.
+/// The scale mode's methods among those `--methods` named, in table order: for `all`, those
+/// on a current-thread runtime.
 pub fn methods(list: &MethodList) -> Result<Vec<&'static MethodSpec>, String> {
     if list.all {
-        return Ok(method::scale_methods().collect());
+        return Ok(method::default_scale_methods().collect());
     }
     let mut methods = list
         .specs

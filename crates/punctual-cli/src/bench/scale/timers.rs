@@ -1,8 +1,11 @@
 //! The timers the scale mode runs N of at once, one task each. A timer here is what a task
 //! awaits; a method's scale part (its `ScaleSpec`, in `bench/methods/`) measures one of these.
 
+use std::cell::Cell;
 use std::future::Future;
 use std::mem::size_of;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use punctual::future::{Driver, DriverConfig, DriverStats};
@@ -95,6 +98,61 @@ impl ScaleTimer for PunctualTimer {
                 .map(|scheduling| scheduling.to_string())
                 .map_err(|refused| refused.to_string())
         })
+    }
+}
+
+/// punctual's futures on a private driver per thread that creates sleeps: on a
+/// multi-thread runtime, one driver per runtime worker (each worker's sleeps on its own
+/// driver, wherever their tasks move afterwards). The drivers are started up front, one per
+/// CPU, and handed out to threads in the order they first ask.
+#[derive(Clone)]
+pub struct PerWorkerTimer {
+    drivers: Arc<[Driver]>,
+    handed_out: Arc<AtomicUsize>,
+}
+
+impl PerWorkerTimer {
+    pub fn new(config: DriverConfig, drivers: usize) -> anyhow::Result<PerWorkerTimer> {
+        Ok(PerWorkerTimer {
+            drivers: (0..drivers.max(1))
+                .map(|_| Driver::new(config))
+                .collect::<Result<_, _>>()?,
+            handed_out: Arc::new(AtomicUsize::new(0)),
+        })
+    }
+
+    /// The calling thread's driver: the next one not handed out yet on its first call.
+    fn driver(&self) -> &Driver {
+        thread_local! {
+            static INDEX: Cell<Option<usize>> = const { Cell::new(None) };
+        }
+        let index = INDEX.with(|index| {
+            let mine = index
+                .get()
+                .unwrap_or_else(|| self.handed_out.fetch_add(1, Relaxed));
+            index.set(Some(mine));
+            mine
+        });
+        &self.drivers[index % self.drivers.len()]
+    }
+}
+
+impl ScaleTimer for PerWorkerTimer {
+    type Sleep = punctual::future::Sleep;
+
+    fn sleep_until(&self, deadline: Instant) -> Self::Sleep {
+        self.driver().sleep_until(deadline)
+    }
+
+    /// All the drivers' threads together.
+    fn driver_cpu(&self) -> Option<Duration> {
+        self.drivers.iter().map(Driver::cpu_time).sum()
+    }
+
+    fn timer_bytes(&self) -> u64 {
+        let pending: usize = self.drivers.iter().map(Driver::pending).sum();
+        let bytes: usize = self.drivers.iter().map(Driver::allocated_bytes).sum();
+        (size_of::<punctual::future::Sleep>() + bytes / pending.max(1)) as u64
     }
 }
 

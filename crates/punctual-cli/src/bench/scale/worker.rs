@@ -1,6 +1,7 @@
 //! One method at one N, in a process of its own (so that its memory and CPU are its own):
 //! rounds of N tasks, each awaiting one timer with a random deadline, on a tokio
-//! current-thread runtime, until enough timers have fired.
+//! current-thread runtime (or a multi-thread one, for the methods that say so), until enough
+//! timers have fired.
 //!
 //! The measuring costs the tasks little on purpose: a task's lateness goes to a slot of its
 //! own, preallocated, with one relaxed store; no lock, no allocation, no shared vector.
@@ -15,7 +16,7 @@ use tokio::sync::Notify;
 use super::rounds::{Rounds, TimerRows};
 use super::timers::ScaleTimer;
 use super::{ScaleResult, FIRST_DEADLINE, SPREAD};
-use crate::bench::method::MethodSpec;
+use crate::bench::method::{MethodSpec, ScaleRuntime};
 use crate::export::json::percentiles;
 use crate::rng::Rng;
 use crate::sys::{self, Platform};
@@ -81,9 +82,15 @@ struct Round {
 }
 
 pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()?;
+    let runtime = match args.method.scale()?.runtime {
+        ScaleRuntime::CurrentThread => tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()?,
+        // A worker per CPU, as tokio's default; the main thread only sets rounds up.
+        ScaleRuntime::MultiThread => tokio::runtime::Builder::new_multi_thread()
+            .enable_time()
+            .build()?,
+    };
     let n = usize::try_from(args.timers)?;
     let mut rng = Rng::new(args.seed);
     let mut all = args.rounds()?;
