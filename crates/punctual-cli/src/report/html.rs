@@ -39,8 +39,8 @@ pre { background: var(--soft); padding: .6rem; overflow-x: auto; white-space: pr
   body { max-width: none; padding: 0; font-size: 10pt; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   .scroll { overflow: visible; }
-  section.wait, figure, table { break-inside: avoid; }
-  h2 { break-after: avoid; }
+  figure, table { break-inside: avoid; }
+  h2, h3 { break-after: avoid; }
   svg.plot { max-width: 100%; min-width: 0; border: none; }
 }
 ";
