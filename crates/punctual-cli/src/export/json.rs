@@ -35,6 +35,16 @@ pub fn to_value(report: &Report) -> anyhow::Result<Value> {
     Ok(value)
 }
 
+/// A report of any mode as its JSON export is written: with the `"command"`, pretty, ending
+/// in a newline.
+pub fn export_bytes(report: &impl Serialize) -> anyhow::Result<Vec<u8>> {
+    let mut value = serde_json::to_value(report)?;
+    with_command(&mut value);
+    let mut bytes = serde_json::to_vec_pretty(&value)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
 /// Adds `"command"`: the words of the command line that made the run, the program as
 /// `punctual` (its path says nothing about the run).
 pub fn with_command(value: &mut Value) {

@@ -42,10 +42,7 @@ pub fn command(args: &BenchArgs, load_threads: usize) -> anyhow::Result<bool> {
     }
     let mut failed = Vec::new();
     if let Some(json) = json {
-        let mut value = serde_json::to_value(&report)?;
-        crate::export::json::with_command(&mut value);
-        let mut bytes = serde_json::to_vec_pretty(&value)?;
-        bytes.push(b'\n');
+        let bytes = crate::export::json::export_bytes(&report)?;
         failed.extend(json.write(&bytes).err());
     }
     if let Some(svg) = svg {

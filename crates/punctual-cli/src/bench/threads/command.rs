@@ -55,10 +55,7 @@ pub fn command(args: &BenchArgs, threads: usize, load_threads: usize) -> anyhow:
     let report = run(&options)?;
     let mut failed = Vec::new();
     if let Some(json) = json {
-        let mut value = serde_json::to_value(&report)?;
-        crate::export::json::with_command(&mut value);
-        let mut bytes = serde_json::to_vec_pretty(&value)?;
-        bytes.push(b'\n');
+        let bytes = crate::export::json::export_bytes(&report)?;
         failed.extend(json.write(&bytes).err());
     }
     let mut out = String::new();
