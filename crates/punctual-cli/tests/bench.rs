@@ -461,23 +461,7 @@ fn scale_json_has_a_row_per_method_and_count() {
 /// when some timer overdue through it completes).
 #[test]
 fn a_real_scale_run_measures_each_method_in_a_worker_process() {
-    let dir = TempDir::new("real-scale");
-    let timers_csv = dir.0.join("timers.csv");
-    let rows = scale_rows_and_timers(
-        &[
-            "--scale",
-            "20",
-            "--samples",
-            "20",
-            "--rounds",
-            "3",
-            "--methods",
-            "async,async-spin,tokio",
-        ],
-        &timers_csv,
-    );
-    let methods: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
-    assert_eq!(methods, ["async", "async-spin", "tokio"]);
+    let rows = small_real_scale("real-scale", &["async", "async-spin", "tokio"]);
     for row in &rows {
         assert_eq!(row["timers"], 20);
         assert!(row["samples"].as_u64().unwrap() >= 60, "{row}");
@@ -488,7 +472,31 @@ fn a_real_scale_run_measures_each_method_in_a_worker_process() {
             assert!(row["timer_bytes"].as_u64().unwrap() > 0);
         }
     }
+}
+
+/// A real scale run of `methods` at 20 timers, 3 rounds of at least 20 samples, in the
+/// order given; its rows, once the `--export-timers` file has been checked against them.
+fn small_real_scale(name: &str, methods: &[&str]) -> Vec<serde_json::Value> {
+    let dir = TempDir::new(name);
+    let timers_csv = dir.0.join("timers.csv");
+    let listed = methods.join(",");
+    let rows = scale_rows_and_timers(
+        &[
+            "--scale",
+            "20",
+            "--samples",
+            "20",
+            "--rounds",
+            "3",
+            "--methods",
+            &listed,
+        ],
+        &timers_csv,
+    );
+    let measured: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
+    assert_eq!(measured, methods);
     assert_timer_rows_match(&timers_csv, &rows);
+    rows
 }
 
 /// The multi-thread methods measure what a user with more than one core gets, so `all`
@@ -524,30 +532,13 @@ fn multi_thread_scale_methods_run_when_named_and_not_for_all() {
 /// runtime's workers, and ours still never complete early.
 #[test]
 fn a_real_multi_thread_scale_run_is_never_early() {
-    let dir = TempDir::new("real-scale-mt");
-    let timers_csv = dir.0.join("timers.csv");
-    let rows = scale_rows_and_timers(
-        &[
-            "--scale",
-            "20",
-            "--samples",
-            "20",
-            "--rounds",
-            "3",
-            "--methods",
-            "async-mt,async-mtw,tokio-mt",
-        ],
-        &timers_csv,
-    );
-    let methods: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
-    assert_eq!(methods, ["async-mt", "async-mtw", "tokio-mt"]);
+    let rows = small_real_scale("real-scale-mt", &["async-mt", "async-mtw", "tokio-mt"]);
     for row in &rows {
         assert!(row["samples"].as_u64().unwrap() >= 60, "{row}");
         if row["ours"] == true {
             assert_eq!(row["early"], 0, "{row}");
         }
     }
-    assert_timer_rows_match(&timers_csv, &rows);
 }
 
 /// Checks the `--export-timers` file against the run's JSON rows: the header, then for
