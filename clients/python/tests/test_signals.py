@@ -23,7 +23,14 @@ BOUND_S = 2.0
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is sent with os.kill, POSIX only")
 @pytest.mark.parametrize("name", list(WAITS))
 def test_ctrl_c_interrupts_a_10_s_wait(name, capsys):
-    code = f"import punctual, sys, time\nprint('ready', flush=True)\n{WAITS[name]}\nprint('finished', flush=True)\n"
+    # A program started from a terminal has Python's KeyboardInterrupt handler; one started
+    # from a background job (`cmd &`, nohup) inherits SIGINT ignored and gets none, so the
+    # child installs it as a terminal would have it.
+    code = (
+        "import punctual, signal, sys, time\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        f"print('ready', flush=True)\n{WAITS[name]}\nprint('finished', flush=True)\n"
+    )
     child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline().strip() == "ready"
