@@ -33,7 +33,8 @@ fn a_task_that_panics_with_a_timer_pending_leaves_nothing_behind() {
         .map(|i| {
             let driver = driver.clone();
             rt.spawn(async move {
-                let mut sleep = driver.sleep(Duration::from_millis(5 + i));
+                // Far enough ahead to be pending at the first poll on a loaded machine.
+                let mut sleep = driver.sleep(Duration::from_millis(100 + i));
                 poll_fn(|cx| {
                     assert!(Pin::new(&mut sleep).poll(cx).is_pending());
                     Poll::Ready(())
@@ -66,13 +67,15 @@ fn a_waker_that_panics_does_not_stop_the_driver() {
     let bad = Waker::from(Arc::new(PanicOnWake));
     let count = WakeCount::new();
     let good = Waker::from(count.clone());
+    // Far enough ahead to be pending at the first poll on a loaded machine (1 ms was not,
+    // under Wine in a full test run).
     let mut doomed: Vec<_> = (0..3u64)
-        .map(|i| driver.sleep(Duration::from_millis(1 + i)))
+        .map(|i| driver.sleep(Duration::from_millis(100 + i)))
         .collect();
     for sleep in &mut doomed {
         assert!(poll_once(sleep, &bad).is_pending());
     }
-    let mut after = driver.sleep(Duration::from_millis(20));
+    let mut after = driver.sleep(Duration::from_millis(200));
     assert!(poll_once(&mut after, &good).is_pending());
     assert!(
         wait_for(Duration::from_secs(10), || count.get() == 1),
