@@ -176,7 +176,8 @@ pub struct DriverStats {
 /// # Implementation notes
 ///
 /// The timers sit in an indexed 4-ary heap of nanosecond fire times (the deadline, less the
-/// margin of a [`SpinTail`]; `O(log n)` insert, cancel and reset, no allocation for a
+/// margin of a [`SpinTail`]) for those due soon and a ring of buckets for the rest (`O(1)`
+/// insert, cancel and reset in the ring, `O(log n)` in the heap, no allocation for a
 /// reset), behind one mutex. The thread waits with:
 ///
 /// - **Linux**: `futex(2)` `FUTEX_WAIT_BITSET` with an absolute `CLOCK_MONOTONIC` timeout,

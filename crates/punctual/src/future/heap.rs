@@ -1,7 +1,7 @@
-//! The driver's pending timers: an indexed 4-ary min-heap of fire times in whole nanoseconds
-//! (a sleep's deadline, less its spin margin when the driver has a spin tail), with each
-//! timer's heap position kept in a slab slot so that cancelling or moving a timer is
-//! O(log n) and allocates nothing.
+//! The driver's pending timers: fire times in whole nanoseconds (a sleep's deadline, less
+//! its spin margin when the driver has a spin tail) in an indexed 4-ary min-heap for those
+//! due soon and a ring of buckets for the rest, with each timer's place kept in a slab slot
+//! so that cancelling or moving a timer is O(log n) at worst and allocates nothing.
 //!
 //! # Who frees a slot
 //!
@@ -20,19 +20,44 @@
 //! time it halved (a new buffer's page faults), and freeing the last of a burst's storage
 //! under the lock delayed the burst's last timers by about 600 us.
 //!
-//! Why a heap and not a hierarchical wheel: deadlines here are exact nanoseconds, which a
-//! wheel would have to keep sorted in its finest level anyway; a 4-ary heap of 16-byte
-//! entries keeps the hot comparisons in a few cache lines (log4 of a million is 10 levels),
-//! and expiring is a batch of pops done by one thread. `punctual bench --scale` measures it
-//! beside tokio's wheel.
+//! # The heap and the ring
+//!
+//! Deadlines here are exact nanoseconds, so the timers are fired from a 4-ary heap of
+//! 16-byte entries. But at 100,000 timers such a heap is 1.6 MB, and the executor streams
+//! through many more between two wake-ups of the driver: every pop then missed the cache on
+//! the heap's lower levels and on the slot of each timer it moved, some 400 ns a timer here
+//! (`docs/driver-cost.md`). So the heap holds only the timers due soon. The others wait in a
+//! ring of [`RING`] buckets of 2^[`BUCKET_SHIFT`] ns (524 us; the ring spans 268 ms), each
+//! [`LANES`] lists threaded through the slots: registering, moving or cancelling one is O(1) and
+//! allocates nothing. When the heap's earliest timer is no earlier than the next bucket's
+//! start, that bucket's timers move into the heap, which stays a few hundred timers deep and
+//! in cache. Timers beyond the ring's span go into the heap directly. So the heap's earliest
+//! timer is always the earliest of all, and it alone is what the driver fires.
+//!
+//! The heap keeps room for every pending timer, so that moving one into it never
+//! allocates: a reset from the ring to a time due soon, or a bucket moving in while timers
+//! fire. `punctual bench --scale` measures all of it beside tokio's wheel.
 
 use std::task::Waker;
 
 use super::fired::FIRST_RESERVED_SLOT;
+use crate::sys;
 
 const ARITY: usize = 4;
 /// `Slot::pos` of a slot no timer holds.
 const FREE: u32 = u32::MAX;
+/// `Slot::pos` of a timer in the ring.
+const IN_RING: u32 = u32::MAX - 1;
+/// A ring bucket spans 2^`BUCKET_SHIFT` ns: 524 us, some 530 timers at the densest the
+/// scale runs ask for (1,010 deadlines a millisecond), two of the driver's gathering
+/// wake-ups (`pace.rs`). 262 us buckets measured the same (`docs/driver-cost.md`).
+const BUCKET_SHIFT: u32 = 19;
+/// Buckets in the ring: 268 ms of deadlines ahead.
+const RING: usize = 512;
+/// A bucket's timers are on this many lists (by slot number), walked side by side when the
+/// bucket moves into the heap: each slot read is a cache miss at scale, and one list would
+/// take them one after another (82% of the move's time, `perf annotate`).
+const LANES: usize = 8;
 /// Storage is not shrunk below this many entries: small drivers keep their buffers.
 const MIN_CAPACITY: usize = 64;
 /// The end of the free list.
@@ -48,10 +73,92 @@ struct Entry {
 #[derive(Debug)]
 struct Slot {
     waker: Option<Waker>,
-    /// Where the timer sits in the heap, or [`FREE`].
+    /// When the driver fires the timer (a heap entry carries its own copy).
+    deadline_ns: u64,
+    /// Where the timer sits in the heap, [`IN_RING`], or [`FREE`].
     pos: u32,
-    /// For a free slot, the next free one, or [`NO_SLOT`]. (It fills what would be padding.)
-    next_free: u32,
+    /// For a free slot, the next free one; for a timer in the ring, the next in its bucket;
+    /// or [`NO_SLOT`].
+    next: u32,
+    /// For a timer in the ring, the one before it in its bucket, or [`NO_SLOT`] for the
+    /// bucket's first.
+    prev: u32,
+}
+
+/// The timers not yet due soon, by bucket of 2^[`BUCKET_SHIFT`] ns. Bucket `b` (absolute:
+/// `deadline_ns >> BUCKET_SHIFT`) lives at `b % RING`; the ring holds the buckets after
+/// `drained` and up to `drained + RING`.
+#[derive(Debug)]
+struct Ring {
+    /// Each bucket's lists' first slots, or [`NO_SLOT`]: 16 KB inside the driver, so that
+    /// no registration allocates them.
+    heads: [[u32; LANES]; RING],
+    /// Which buckets hold timers, a bit each.
+    occupied: [u64; RING / 64],
+    /// Every bucket up to this one has moved into the heap, or is not the ring's to hold.
+    drained: u64,
+    /// The start of the earliest bucket holding timers, in ns, or `u64::MAX`.
+    first_ns: u64,
+    len: usize,
+}
+
+impl Default for Ring {
+    fn default() -> Ring {
+        Ring {
+            heads: [[NO_SLOT; LANES]; RING],
+            occupied: [0; RING / 64],
+            drained: 0,
+            first_ns: u64::MAX,
+            len: 0,
+        }
+    }
+}
+
+impl Ring {
+    /// Whether the ring holds the bucket of `deadline_ns`.
+    fn covers(&self, deadline_ns: u64) -> bool {
+        let bucket = deadline_ns >> BUCKET_SHIFT;
+        bucket > self.drained && bucket - self.drained <= RING as u64
+    }
+
+    /// The earliest bucket holding timers, found by the occupancy bits from the one after
+    /// `drained`, or `None`.
+    fn earliest_bucket(&self) -> Option<u64> {
+        if self.len == 0 {
+            return None;
+        }
+        let start = (self.drained + 1) % RING as u64;
+        let (word, bit) = ((start / 64) as usize, start % 64);
+        let words = RING / 64;
+        (0..=words).find_map(|k| {
+            let at = (word + k) % words;
+            let mut bits = self.occupied[at];
+            if k == 0 {
+                bits &= u64::MAX << bit;
+            } else if k == words {
+                bits &= !(u64::MAX << bit);
+            }
+            (bits != 0).then(|| {
+                let index = at as u64 * 64 + u64::from(bits.trailing_zeros());
+                self.drained + 1 + (index + RING as u64 - start) % RING as u64
+            })
+        })
+    }
+
+    fn refresh_first(&mut self) {
+        self.first_ns = self
+            .earliest_bucket()
+            .map_or(u64::MAX, |bucket| bucket << BUCKET_SHIFT);
+    }
+
+    fn mark(&mut self, index: usize, occupied: bool) {
+        let (word, bit) = (index / 64, index % 64);
+        if occupied {
+            self.occupied[word] |= 1 << bit;
+        } else {
+            self.occupied[word] &= !(1 << bit);
+        }
+    }
 }
 
 /// What one [`Timers::expire`] did.
@@ -89,9 +196,12 @@ pub(crate) struct Spare {
 /// All pending timers of one driver.
 #[derive(Debug)]
 pub(crate) struct Timers {
+    /// The timers due soon (and any beyond the ring's span); its earliest is the earliest
+    /// of all. Its capacity is kept at least the number of pending timers.
     heap: Vec<Entry>,
+    ring: Ring,
     slots: Vec<Slot>,
-    /// The first free slot, or [`NO_SLOT`]: a list threaded through `Slot::next_free`.
+    /// The first free slot, or [`NO_SLOT`]: a list threaded through `Slot::next`.
     free_head: u32,
     /// Every timer due at or before this has been fired; see `fired.rs`.
     fired_through_ns: u64,
@@ -102,6 +212,7 @@ impl Default for Timers {
     fn default() -> Timers {
         Timers {
             heap: Vec::new(),
+            ring: Ring::default(),
             slots: Vec::new(),
             free_head: NO_SLOT,
             fired_through_ns: 0,
@@ -124,8 +235,10 @@ impl Timers {
         }
         let slot = Slot {
             waker: Some(waker),
+            deadline_ns,
             pos: FREE,
-            next_free: NO_SLOT,
+            next: NO_SLOT,
+            prev: NO_SLOT,
         };
         let id = match self.free_head {
             NO_SLOT => {
@@ -137,16 +250,15 @@ impl Timers {
                 id
             }
             id => {
-                self.free_head = std::mem::replace(&mut self.slots[id as usize], slot).next_free;
+                self.free_head = std::mem::replace(&mut self.slots[id as usize], slot).next;
                 id
             }
         };
-        self.heap.push(Entry {
-            deadline_ns,
-            slot: id,
-        });
-        self.sift_up(self.heap.len() - 1);
-        self.max_pending = self.max_pending.max(self.heap.len());
+        // Room in the heap for every pending timer, this one included.
+        self.heap.reserve(self.ring.len + 1);
+        self.place_new(id);
+        self.settle();
+        self.max_pending = self.max_pending.max(self.pending());
         Ok(id)
     }
 
@@ -162,15 +274,24 @@ impl Timers {
         if deadline_ns <= self.fired_through_ns {
             return Some(self.remove(id));
         }
-        let pos = self.slots[id as usize].pos as usize;
-        debug_assert_ne!(pos, FREE as usize, "a free slot rescheduled");
-        let earlier = deadline_ns < self.heap[pos].deadline_ns;
-        self.heap[pos].deadline_ns = deadline_ns;
-        if earlier {
-            self.sift_up(pos);
+        let pos = self.slots[id as usize].pos;
+        debug_assert_ne!(pos, FREE, "a free slot rescheduled");
+        if pos == IN_RING {
+            self.unlink(id);
+            self.slots[id as usize].deadline_ns = deadline_ns;
+            self.place_new(id);
         } else {
-            self.sift_down(pos);
+            self.slots[id as usize].deadline_ns = deadline_ns;
+            let pos = pos as usize;
+            let earlier = deadline_ns < self.heap[pos].deadline_ns;
+            self.heap[pos].deadline_ns = deadline_ns;
+            if earlier {
+                self.sift_up(pos);
+            } else {
+                self.sift_down(pos);
+            }
         }
+        self.settle();
         None
     }
 
@@ -191,7 +312,12 @@ impl Timers {
     pub(crate) fn remove(&mut self, id: u32) -> Removed {
         let pos = self.slots[id as usize].pos;
         debug_assert_ne!(pos, FREE, "a free slot removed");
-        self.remove_at(pos as usize);
+        if pos == IN_RING {
+            self.unlink(id);
+        } else {
+            self.remove_at(pos as usize);
+            self.settle();
+        }
         let waker = self.free_slot(id);
         Removed {
             waker,
@@ -200,14 +326,16 @@ impl Timers {
     }
 
     /// Gives storage back: all of it once no timer is pending (nothing refers to any slot
-    /// then), otherwise half the heap's while it is three quarters empty; amortised O(1).
+    /// then), otherwise half the heap's room while pending timers fill less than a quarter
+    /// of it (it keeps room for all of them); amortised O(1).
     /// The slots stay, as pending timers keep their numbers. Returns the buffers let go, for
     /// the caller to drop once the lock is released: freeing a burst's storage (unmapping
     /// megabytes) took some 600 us here, too long to hold up registrations.
     #[must_use = "drop the spare storage once the lock is released"]
     pub(crate) fn trim(&mut self) -> Spare {
         let mut spare = Spare::default();
-        if self.heap.is_empty() {
+        let pending = self.pending();
+        if pending == 0 {
             if self.slots.capacity() > MIN_CAPACITY || self.heap.capacity() > MIN_CAPACITY {
                 spare.slots = std::mem::replace(&mut self.slots, Vec::with_capacity(MIN_CAPACITY));
                 spare.heap = std::mem::replace(&mut self.heap, Vec::with_capacity(MIN_CAPACITY));
@@ -216,9 +344,9 @@ impl Timers {
             self.free_head = NO_SLOT;
             return spare;
         }
-        let (len, capacity) = (self.heap.len(), self.heap.capacity());
-        if capacity > MIN_CAPACITY && len < capacity / 4 {
-            let mut smaller = Vec::with_capacity((len * 2).max(MIN_CAPACITY));
+        let capacity = self.heap.capacity();
+        if capacity > MIN_CAPACITY && pending < capacity / 4 {
+            let mut smaller = Vec::with_capacity((pending * 2).max(MIN_CAPACITY));
             smaller.extend_from_slice(&self.heap);
             spare.heap = std::mem::replace(&mut self.heap, smaller);
         }
@@ -228,7 +356,7 @@ impl Timers {
     fn free_slot(&mut self, id: u32) -> Option<Waker> {
         let slot = &mut self.slots[id as usize];
         slot.pos = FREE;
-        slot.next_free = self.free_head;
+        slot.next = self.free_head;
         self.free_head = id;
         slot.waker.take()
     }
@@ -256,6 +384,7 @@ impl Timers {
                 _ => break,
             }
             let entry = self.pop_earliest();
+            self.settle();
             last_ns = Some(entry.deadline_ns);
             wakers.extend(self.free_slot(entry.slot));
             let late_ns = now_ns - entry.deadline_ns;
@@ -272,9 +401,9 @@ impl Timers {
         expired
     }
 
-    /// Timers waiting in the heap.
+    /// Timers waiting, in the heap or the ring.
     pub(crate) fn pending(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.ring.len
     }
 
     /// The most timers ever pending at once.
@@ -286,6 +415,114 @@ impl Timers {
     pub(crate) fn allocated_bytes(&self) -> usize {
         self.heap.capacity() * std::mem::size_of::<Entry>()
             + self.slots.capacity() * std::mem::size_of::<Slot>()
+    }
+
+    /// Puts the timer of slot `id`, pending but in neither the heap nor the ring, into the
+    /// ring when it holds the timer's bucket, else into the heap (whose room for it is kept).
+    fn place_new(&mut self, id: u32) {
+        let deadline_ns = self.slots[id as usize].deadline_ns;
+        // Every bucket at or before the fired-through mark's is past: none holds timers, so
+        // the ring may start after the one before it. Otherwise a driver whose epoch is far
+        // behind its deadlines would hold them all in the heap.
+        let past = (self.fired_through_ns >> BUCKET_SHIFT).saturating_sub(1);
+        self.ring.drained = self.ring.drained.max(past);
+        if self.ring.covers(deadline_ns) {
+            self.link(id);
+        } else {
+            debug_assert!(
+                self.heap.len() < self.heap.capacity(),
+                "the heap keeps room"
+            );
+            self.heap.push(Entry {
+                deadline_ns,
+                slot: id,
+            });
+            self.sift_up(self.heap.len() - 1);
+        }
+    }
+
+    /// Moves the ring's earliest buckets into the heap while they might hold a timer due
+    /// before (or with) the heap's earliest, so that the heap's earliest is the earliest of
+    /// all. Run after every change to either.
+    fn settle(&mut self) {
+        while self.ring.len > 0
+            && self
+                .heap
+                .first()
+                .map_or(true, |top| self.ring.first_ns <= top.deadline_ns)
+        {
+            let bucket = self.ring.first_ns >> BUCKET_SHIFT;
+            let index = (bucket % RING as u64) as usize;
+            let mut lanes = std::mem::replace(&mut self.ring.heads[index], [NO_SLOT; LANES]);
+            self.ring.mark(index, false);
+            self.ring.drained = bucket;
+            for &id in lanes.iter().filter(|&&id| id != NO_SLOT) {
+                sys::prefetch_ref(&self.slots[id as usize]);
+            }
+            // Round the lanes, one slot of each a turn: each slot was prefetched a turn ago.
+            let mut open = lanes.iter().filter(|&&id| id != NO_SLOT).count();
+            while open > 0 {
+                for lane in &mut lanes {
+                    let id = *lane;
+                    if id == NO_SLOT {
+                        continue;
+                    }
+                    let slot = &mut self.slots[id as usize];
+                    let (next, deadline_ns) = (slot.next, slot.deadline_ns);
+                    slot.next = NO_SLOT;
+                    match next {
+                        NO_SLOT => open -= 1,
+                        next => sys::prefetch_ref(&self.slots[next as usize]),
+                    }
+                    *lane = next;
+                    self.heap.push(Entry {
+                        deadline_ns,
+                        slot: id,
+                    });
+                    self.sift_up(self.heap.len() - 1);
+                    self.ring.len -= 1;
+                }
+            }
+            self.ring.refresh_first();
+        }
+    }
+
+    /// Adds the timer of slot `id` at the front of its bucket's list.
+    fn link(&mut self, id: u32) {
+        let bucket = self.slots[id as usize].deadline_ns >> BUCKET_SHIFT;
+        let index = (bucket % RING as u64) as usize;
+        let head = std::mem::replace(&mut self.ring.heads[index][lane_of(id)], id);
+        if head != NO_SLOT {
+            self.slots[head as usize].prev = id;
+        }
+        let slot = &mut self.slots[id as usize];
+        (slot.pos, slot.next, slot.prev) = (IN_RING, head, NO_SLOT);
+        self.ring.mark(index, true);
+        self.ring.len += 1;
+        self.ring.first_ns = self.ring.first_ns.min(bucket << BUCKET_SHIFT);
+    }
+
+    /// Takes the timer of slot `id` out of its bucket.
+    fn unlink(&mut self, id: u32) {
+        let slot = &mut self.slots[id as usize];
+        let (prev, next) = (slot.prev, slot.next);
+        let bucket = slot.deadline_ns >> BUCKET_SHIFT;
+        (slot.pos, slot.next, slot.prev) = (FREE, NO_SLOT, NO_SLOT);
+        let index = (bucket % RING as u64) as usize;
+        match prev {
+            NO_SLOT => self.ring.heads[index][lane_of(id)] = next,
+            prev => self.slots[prev as usize].next = next,
+        }
+        if next != NO_SLOT {
+            self.slots[next as usize].prev = prev;
+        }
+        self.ring.len -= 1;
+        if self.ring.heads[index].iter().all(|&head| head == NO_SLOT) {
+            self.ring.mark(index, false);
+            if bucket << BUCKET_SHIFT == self.ring.first_ns {
+                self.ring.refresh_first();
+            }
+        }
     }
 
     fn remove_at(&mut self, pos: usize) -> Entry {
@@ -367,6 +604,11 @@ impl Timers {
     }
 }
 
+/// Which of its bucket's lists the timer of slot `id` is on.
+fn lane_of(id: u32) -> usize {
+    id as usize % LANES
+}
+
 /// The position of the earliest of the children starting at `first` (at least one):
 /// a full group of four in three comparisons, two of them independent.
 fn earliest_child(heap: &[Entry], first: usize) -> usize {
@@ -410,25 +652,79 @@ mod tests {
         Waker::from(Arc::new(Count(AtomicUsize::new(0))))
     }
 
+    const BYTES_PER_TIMER: usize = std::mem::size_of::<Entry>() + std::mem::size_of::<Slot>();
+
+    /// Every structural promise: heap order and positions, each ring timer in its bucket's
+    /// list and after the heap's earliest, the occupancy bits, the counts.
     fn check_positions(timers: &Timers) {
         for (pos, entry) in timers.heap.iter().enumerate() {
-            assert_eq!(timers.slots[entry.slot as usize].pos as usize, pos);
+            let slot = &timers.slots[entry.slot as usize];
+            assert_eq!(slot.pos as usize, pos);
+            assert_eq!(slot.deadline_ns, entry.deadline_ns);
             assert!(entry.deadline_ns > timers.fired_through_ns);
             if pos > 0 {
                 assert!(timers.heap[(pos - 1) / ARITY].deadline_ns <= entry.deadline_ns);
             }
         }
+        let ring = &timers.ring;
+        let mut in_ring = 0;
+        let mut first_ns = u64::MAX;
+        for (index, heads) in ring.heads.iter().enumerate() {
+            let occupied = ring.occupied[index / 64] >> (index % 64) & 1 == 1;
+            let empty = heads.iter().all(|&head| head == NO_SLOT);
+            assert_eq!(occupied, !empty, "bucket {index}'s bit");
+            for (lane, &head) in heads.iter().enumerate() {
+                let (mut id, mut prev) = (head, NO_SLOT);
+                while id != NO_SLOT {
+                    let slot = &timers.slots[id as usize];
+                    assert_eq!((slot.pos, slot.prev), (IN_RING, prev));
+                    assert_eq!(lane_of(id), lane);
+                    assert!(ring.covers(slot.deadline_ns));
+                    assert_eq!(
+                        ((slot.deadline_ns >> BUCKET_SHIFT) % RING as u64) as usize,
+                        index
+                    );
+                    assert!(slot.deadline_ns > timers.fired_through_ns);
+                    if let Some(top) = timers.heap.first() {
+                        assert!(
+                            top.deadline_ns < slot.deadline_ns,
+                            "the heap's earliest is first"
+                        );
+                    }
+                    first_ns = first_ns.min(slot.deadline_ns >> BUCKET_SHIFT << BUCKET_SHIFT);
+                    in_ring += 1;
+                    (prev, id) = (id, slot.next);
+                }
+            }
+        }
+        assert_eq!(ring.len, in_ring);
+        assert_eq!(ring.first_ns, first_ns);
+        assert!(
+            timers.heap.capacity() >= timers.pending(),
+            "room for every timer"
+        );
+        assert!(
+            in_ring == 0 || !timers.heap.is_empty(),
+            "an empty heap takes the ring's"
+        );
     }
 
     #[test]
     fn expires_in_deadline_order_through_inserts_moves_and_removals() {
+        // Spreads within the ring's first buckets, across all of it, and mostly past it.
+        for spread in [1_000_000, 300_000_000, 1_000_000_000_000] {
+            expires_in_order(spread);
+        }
+    }
+
+    fn expires_in_order(spread: u64) {
         let mut timers = Timers::default();
         let mut x = 0x9E37_79B9_7F4A_7C15;
         let mut held: Vec<(u32, u64)> = Vec::new();
         for round in 0..20_000 {
             match xorshift(&mut x) % 4 {
                 0 | 1 => {
-                    let deadline = 1 + xorshift(&mut x) % 1_000_000;
+                    let deadline = 1 + xorshift(&mut x) % spread;
                     held.push((timers.insert(deadline, waker()).unwrap(), deadline));
                 }
                 2 if !held.is_empty() => {
@@ -437,7 +733,7 @@ mod tests {
                 }
                 _ if !held.is_empty() => {
                     let at = x as usize % held.len();
-                    let deadline = 1 + xorshift(&mut x) % 1_000_000;
+                    let deadline = 1 + xorshift(&mut x) % spread;
                     assert!(timers.reschedule(held[at].0, deadline).is_none());
                     held[at].1 = deadline;
                 }
@@ -464,6 +760,55 @@ mod tests {
         assert_eq!(timers.pending(), 0);
         drop(timers.trim());
         assert_eq!((timers.slots.len(), timers.free_head), (0, NO_SLOT));
+    }
+
+    #[test]
+    fn fires_exactly_what_is_due_as_time_goes_on() {
+        // The clock runs through the ring's span some thirty times, so buckets are reused
+        // and timers move in and out of it while others fire.
+        for spread in [1_000_000, 300_000_000, 10_000_000_000] {
+            let mut timers = Timers::default();
+            let mut x = 0x2545_F491_4F6C_DD1D ^ spread;
+            let mut held: Vec<(u32, u64)> = Vec::new();
+            let mut wakers = Vec::new();
+            let mut now = 0u64;
+            let mut most_in_ring = 0;
+            for round in 0..40_000 {
+                match xorshift(&mut x) % 8 {
+                    0..=2 => {
+                        let deadline = now + 1 + xorshift(&mut x) % spread;
+                        held.push((timers.insert(deadline, waker()).unwrap(), deadline));
+                    }
+                    3 if !held.is_empty() => {
+                        let (id, _) = held.swap_remove(x as usize % held.len());
+                        assert!(timers.remove(id).waker.is_some());
+                    }
+                    4 if !held.is_empty() => {
+                        let at = x as usize % held.len();
+                        let deadline = now + 1 + xorshift(&mut x) % spread;
+                        assert!(timers.reschedule(held[at].0, deadline).is_none());
+                        held[at].1 = deadline;
+                    }
+                    _ => {
+                        now += xorshift(&mut x) % (3 << BUCKET_SHIFT);
+                        let before = wakers.len();
+                        let expired = timers.expire(now, usize::MAX, &mut wakers);
+                        let due = held.iter().filter(|&&(_, d)| d <= now).count();
+                        assert_eq!((expired.fired, wakers.len() - before), (due, due));
+                        held.retain(|&(_, d)| d > now);
+                        assert_eq!(timers.fired_through(), now);
+                        drop(timers.trim());
+                    }
+                }
+                assert_eq!(timers.pending(), held.len());
+                assert_eq!(timers.earliest(), held.iter().map(|&(_, d)| d).min());
+                most_in_ring = most_in_ring.max(timers.ring.len);
+                if round % 500 == 0 {
+                    check_positions(&timers);
+                }
+            }
+            assert!(most_in_ring > 0, "the ring was used");
+        }
     }
 
     #[test]
@@ -518,11 +863,11 @@ mod tests {
             .map(|i| timers.insert(i, waker()).unwrap())
             .collect();
         let full = timers.allocated_bytes();
-        assert!(full >= 100_000 * (16 + 24));
+        assert!(full >= 100_000 * BYTES_PER_TIMER);
         for id in ids {
             drop(timers.remove(id));
         }
-        assert!(timers.allocated_bytes() <= MIN_CAPACITY * (16 + 24));
+        assert!(timers.allocated_bytes() <= MIN_CAPACITY * BYTES_PER_TIMER);
     }
 
     #[test]
@@ -547,6 +892,6 @@ mod tests {
         );
         assert_eq!(timers.pending(), 0);
         drop(timers.trim());
-        assert!(timers.allocated_bytes() <= MIN_CAPACITY * (16 + 24));
+        assert!(timers.allocated_bytes() <= MIN_CAPACITY * BYTES_PER_TIMER);
     }
 }

@@ -29,7 +29,7 @@ use crate::TimerInfo;
 
 mod prefetch;
 
-pub(crate) use prefetch::prefetch_waker;
+pub(crate) use prefetch::{prefetch_ref, prefetch_waker};
 
 /// The native wait and clock, in the library's terms.
 pub(crate) trait Platform {

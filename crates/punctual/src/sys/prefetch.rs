@@ -26,6 +26,12 @@ pub(crate) fn prefetch_waker(waker: &Waker) {
     }
 }
 
+/// Starts loading the cache line `value` starts on: for a walk along a list whose next
+/// element is known an element or more before it is read.
+pub(crate) fn prefetch_ref<T>(value: &T) {
+    prefetch((value as *const T).cast::<u8>());
+}
+
 #[cfg(target_arch = "x86_64")]
 fn prefetch(address: *const u8) {
     use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
