@@ -2,7 +2,7 @@
 //! takes it), the exports, the plot, the HTML report. Every file is checked before anything is measured; after
 //! the run each output is written even when another fails, and each failure is reported.
 
-use super::file::{Destination, OutputFile};
+use super::file::{gather_listed, Destination, OutputFile};
 use super::stdio;
 use crate::bench::Report;
 use crate::cli::{BenchArgs, TableFormat};
@@ -74,25 +74,19 @@ impl Destinations {
                     .and_then(|bytes| destination.write(&bytes)),
             );
         }
-        if let Some(plot) = &self.plot {
-            let drawn = super::plot::render(report).and_then(|svg| plot.write(svg.as_bytes()));
-            let drawn_ok = drawn.is_ok();
-            outcome(drawn);
-            if drawn_ok && self.table_to_stdout {
-                outcome(stdio::print(&format!("plot: {}\n", plot.path().display())));
-            }
-        }
-        if let Some(page) = &self.report {
-            let made =
-                crate::report::bench_page(report).and_then(|html| page.write(html.as_bytes()));
-            let made_ok = made.is_ok();
-            outcome(made);
-            if made_ok && self.table_to_stdout {
-                outcome(stdio::print(&format!(
-                    "report: {}\n",
-                    page.path().display()
-                )));
-            }
+        let listed = [
+            self.plot
+                .as_ref()
+                .map(|plot| plot.write_listed(super::plot::render(report), "plot")),
+            self.report
+                .as_ref()
+                .map(|page| page.write_listed(crate::report::bench_page(report), "report")),
+        ];
+        let (mut listing, mut failed) = (String::new(), Vec::new());
+        gather_listed(listed, self.table_to_stdout, &mut listing, &mut failed);
+        failed.into_iter().for_each(|error| outcome(Err(error)));
+        if !listing.is_empty() {
+            outcome(stdio::print(&listing));
         }
         written
     }

@@ -13,6 +13,24 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context};
 
+/// Sorts what [`OutputFile::write_listed`] calls returned (`None` for an output not asked
+/// for): each file's line goes under the table in `listing` when the table is printed, each
+/// failure into `failed`, to be reported with the others.
+pub fn gather_listed(
+    listed: impl IntoIterator<Item = Option<anyhow::Result<String>>>,
+    table_printed: bool,
+    listing: &mut String,
+    failed: &mut Vec<anyhow::Error>,
+) {
+    for outcome in listed.into_iter().flatten() {
+        match outcome {
+            Ok(line) if table_printed => listing.push_str(&line),
+            Ok(_) => {}
+            Err(error) => failed.push(error),
+        }
+    }
+}
+
 /// Where one output goes: standard output (`-`) or a file.
 #[derive(Debug, Clone)]
 pub enum Destination {
@@ -34,6 +52,18 @@ impl Destination {
         match self {
             Destination::Stdout => super::stdio::print_bytes(bytes),
             Destination::File(file) => file.write(bytes),
+        }
+    }
+
+    /// [`OutputFile::write_listed`]; standard output is not listed (the line is empty).
+    pub fn write_listed(
+        &self,
+        made: anyhow::Result<String>,
+        label: &str,
+    ) -> anyhow::Result<String> {
+        match self {
+            Destination::Stdout => self.write(made?.as_bytes()).map(|()| String::new()),
+            Destination::File(file) => file.write_listed(made, label),
         }
     }
 }
@@ -84,11 +114,6 @@ impl OutputFile {
         Ok(file)
     }
 
-    /// The path as given.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Writes `bytes` as the whole content of the file (see the module docs).
     pub fn write(&self, bytes: &[u8]) -> anyhow::Result<()> {
         let written = if self.in_place {
@@ -97,6 +122,17 @@ impl OutputFile {
             self.replace(bytes)
         };
         written.with_context(|| self.describe())
+    }
+
+    /// Writes `made` (an output made after the run: a plot, a page; or the error that
+    /// stopped it) and returns the line that lists the file beside a table, "`label`: PATH".
+    pub fn write_listed(
+        &self,
+        made: anyhow::Result<String>,
+        label: &str,
+    ) -> anyhow::Result<String> {
+        self.write(made?.as_bytes())?;
+        Ok(format!("{label}: {}\n", self.path.display()))
     }
 
     fn describe(&self) -> String {

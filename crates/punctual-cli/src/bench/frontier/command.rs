@@ -4,7 +4,7 @@
 
 use super::{plot, run, table, FrontierOptions};
 use crate::cli::BenchArgs;
-use crate::output::file::{Destination, OutputFile};
+use crate::output::file::{gather_listed, Destination, OutputFile};
 use crate::output::stdio;
 
 /// Runs the frontier and writes its outputs; `false` when an output could not be written
@@ -45,27 +45,11 @@ pub fn command(args: &BenchArgs, load_threads: usize) -> anyhow::Result<bool> {
         let bytes = crate::export::json::export_bytes(&report)?;
         failed.extend(json.write(&bytes).err());
     }
-    if let Some(svg) = svg {
-        let written = plot::render(&report).and_then(|plot| svg.write(plot.as_bytes()));
-        match written {
-            Ok(()) if table_to_stdout => {
-                if let Some(path) = &args.plot {
-                    out.push_str(&format!("plot: {}\n", path.display()));
-                }
-            }
-            Ok(()) => {}
-            Err(e) => failed.push(e),
-        }
-    }
-    if let Some(page) = page {
-        match crate::report::frontier_page(&report).and_then(|html| page.write(html.as_bytes())) {
-            Ok(()) if table_to_stdout => {
-                out.push_str(&format!("report: {}\n", page.path().display()));
-            }
-            Ok(()) => {}
-            Err(e) => failed.push(e),
-        }
-    }
+    let listed = [
+        svg.map(|svg| svg.write_listed(plot::render(&report), "plot")),
+        page.map(|page| page.write_listed(crate::report::frontier_page(&report), "report")),
+    ];
+    gather_listed(listed, table_to_stdout, &mut out, &mut failed);
     failed.extend(stdio::print(&out).err());
     for error in &failed {
         stdio::report(error);

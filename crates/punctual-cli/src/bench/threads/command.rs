@@ -5,7 +5,7 @@ use clap::CommandFactory;
 
 use super::{run, table, ThreadsOptions, DEFAULT_METHODS, DEFAULT_RANGE};
 use crate::cli::{BenchArgs, Cli};
-use crate::output::file::{Destination, OutputFile};
+use crate::output::file::{gather_listed, Destination, OutputFile};
 use crate::output::stdio;
 
 /// Runs the threads mode and writes its outputs; `false` when an output could not be written
@@ -62,15 +62,9 @@ pub fn command(args: &BenchArgs, threads: usize, load_threads: usize) -> anyhow:
     if table_to_stdout {
         out.push_str(&table::render(&report));
     }
-    if let Some(page) = page {
-        match crate::report::threads_page(&report).and_then(|html| page.write(html.as_bytes())) {
-            Ok(()) if table_to_stdout => {
-                out.push_str(&format!("report: {}\n", page.path().display()));
-            }
-            Ok(()) => {}
-            Err(e) => failed.push(e),
-        }
-    }
+    let listed =
+        [page.map(|page| page.write_listed(crate::report::threads_page(&report), "report"))];
+    gather_listed(listed, table_to_stdout, &mut out, &mut failed);
     failed.extend(stdio::print(&out).err());
     for error in &failed {
         stdio::report(error);
