@@ -145,13 +145,13 @@ fn differences(rows_a: &[&Row], rows_b: &[&Row]) -> Table {
             method.to_string()
         })];
         let figures: [fn(&Row) -> u64; 4] = [
-            |r| r.p50_ns,
-            |r| r.p99_ns,
-            |r| r.p999_ns,
+            |r| r.lateness.p50_ns,
+            |r| r.lateness.p99_ns,
+            |r| r.lateness.p999_ns,
             |r| r.cpu_ns_per_wait,
         ];
         for figure in figures {
-            let value = |row: Option<&Row>| row.filter(|r| r.samples > 0).map(figure);
+            let value = |row: Option<&Row>| row.filter(|r| r.lateness.samples > 0).map(figure);
             let (va, vb) = (value(a), value(b));
             let shown = |v: Option<u64>| v.map_or("-".to_string(), |ns| format_nanos(ns as f64));
             cells.push(Cell::from(shown(va)));

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::bench::frontier::Family;
+use crate::bench::stats::Lateness;
 use crate::environment::Environment;
 
 /// One export.
@@ -94,15 +95,9 @@ pub struct Row {
     #[serde(default)]
     pub default: bool,
     pub wait_ns: u64,
-    pub samples: u64,
-    pub min_ns: i64,
-    pub mean_ns: i64,
-    pub p50_ns: u64,
-    pub p90_ns: u64,
-    pub p99_ns: u64,
-    pub p999_ns: u64,
-    pub max_ns: u64,
-    pub early: u64,
+    /// The lateness columns, as the bench wrote them.
+    #[serde(flatten)]
+    pub lateness: Lateness,
     #[serde(default)]
     pub missed: u64,
     /// In a threads run, the crew's own CPU time over the sleeps it completed.

@@ -35,9 +35,9 @@ impl Width {
 fn figures(row: &Row) -> Figures {
     Figures {
         cpu_ns_per_wait: row.cpu_ns_per_wait,
-        p50_ns: row.p50_ns,
-        p99_ns: row.p99_ns,
-        p999_ns: row.p999_ns,
+        p50_ns: row.lateness.p50_ns,
+        p99_ns: row.lateness.p99_ns,
+        p999_ns: row.lateness.p999_ns,
     }
 }
 
@@ -53,7 +53,7 @@ fn coloured<'a>(rows: &[&'a Row]) -> Vec<(&'a Row, RGBColor)> {
     rows.iter()
         .copied()
         .zip(colours)
-        .filter(|(r, _)| r.samples > 0)
+        .filter(|(r, _)| r.lateness.samples > 0)
         .collect()
 }
 

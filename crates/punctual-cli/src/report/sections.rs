@@ -121,7 +121,7 @@ pub fn facts(lines: &[(&str, String)]) -> Table {
 }
 
 fn nanos(row: &Row, ns: f64) -> Cell {
-    if row.samples == 0 {
+    if row.lateness.samples == 0 {
         Cell::from("-")
     } else {
         Cell::from(format_nanos(ns))
@@ -158,15 +158,15 @@ pub fn results(rows: &[&Row], grid: bool) -> Table {
     for row in rows {
         let mut cells = vec![
             Cell::from(name(row)),
-            Cell::from(row.samples.to_string()),
-            nanos(row, row.min_ns as f64),
-            nanos(row, row.mean_ns as f64),
-            nanos(row, row.p50_ns as f64),
-            nanos(row, row.p90_ns as f64),
-            nanos(row, row.p99_ns as f64),
-            nanos(row, row.p999_ns as f64),
-            nanos(row, row.max_ns as f64),
-            Cell::from(row.early.to_string()),
+            Cell::from(row.lateness.samples.to_string()),
+            nanos(row, row.lateness.min_ns as f64),
+            nanos(row, row.lateness.mean_ns as f64),
+            nanos(row, row.lateness.p50_ns as f64),
+            nanos(row, row.lateness.p90_ns as f64),
+            nanos(row, row.lateness.p99_ns as f64),
+            nanos(row, row.lateness.p999_ns as f64),
+            nanos(row, row.lateness.max_ns as f64),
+            Cell::from(row.lateness.early.to_string()),
         ];
         if grid {
             cells.push(Cell::from(row.missed.to_string()));
@@ -227,15 +227,15 @@ pub fn tail_figures(rows: &[&Row]) -> Table {
         "cpu/wait"
     };
     let mut table = Table::new("plotted", &["method", cpu, "p50", "p99", "p99.9"]);
-    for row in rows.iter().filter(|r| r.samples > 0) {
+    for row in rows.iter().filter(|r| r.lateness.samples > 0) {
         table.row(
             row.ours.then_some("ours"),
             vec![
                 Cell::from(name(row)),
                 Cell::from(format_nanos(row.cpu_ns_per_wait as f64)),
-                Cell::from(format_nanos(row.p50_ns as f64)),
-                Cell::from(format_nanos(row.p99_ns as f64)),
-                Cell::from(format_nanos(row.p999_ns as f64)),
+                Cell::from(format_nanos(row.lateness.p50_ns as f64)),
+                Cell::from(format_nanos(row.lateness.p99_ns as f64)),
+                Cell::from(format_nanos(row.lateness.p999_ns as f64)),
             ],
         );
     }
@@ -287,13 +287,13 @@ pub fn closest(export: &Export) -> String {
     match export
         .rows()
         .iter()
-        .filter(|r| r.samples > 0 && r.timers == most_timers)
-        .min_by_key(|r| (r.p99_ns, r.cpu_ns_per_wait))
+        .filter(|r| r.lateness.samples > 0 && r.timers == most_timers)
+        .min_by_key(|r| (r.lateness.p99_ns, r.cpu_ns_per_wait))
     {
         Some(best) => format!(
             "{when}, {} woke closest: {} late at p99 for {} CPU per {per} (a {kind} run compares; it makes no recommendation).",
             name(best),
-            format_nanos(best.p99_ns as f64),
+            format_nanos(best.lateness.p99_ns as f64),
             format_nanos(best.cpu_ns_per_wait as f64)
         ),
         None => "Nothing was measured, so there is nothing to compare.".to_string(),
