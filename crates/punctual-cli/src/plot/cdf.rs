@@ -4,7 +4,7 @@
 
 use plotters::prelude::*;
 
-use super::{Drawn, Figures, Marks, Panel};
+use super::{chart_on, Drawn, Figures, Marks, Panel};
 use crate::units::format_nanos;
 
 /// One method's distribution.
@@ -31,14 +31,7 @@ pub fn draw(
         .iter()
         .flat_map(|c| c.points.iter().map(|p| p.0))
         .fold(10.0, f64::max);
-    let mut builder = ChartBuilder::on(panel);
-    if let Some(caption) = caption {
-        builder.caption(caption, ("sans-serif", 20));
-    }
-    let mut chart = builder
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(60)
+    let mut chart = chart_on(panel, caption, 60)
         .build_cartesian_2d((1f64..most * 1.5).log_scale(), 0f64..1.0)?;
     chart
         .configure_mesh()

@@ -41,6 +41,24 @@ pub type Panel<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 type Drawn = Result<(), Box<dyn std::error::Error>>;
 
+/// A chart on `panel` as every plot here sets one up: `caption` above it when there is one,
+/// a 12 px margin, an x axis label area of 45 px and a y axis one `y_label_area` px wide.
+fn chart_on<'a, 'b>(
+    panel: &'a Panel<'b>,
+    caption: Option<&str>,
+    y_label_area: u32,
+) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut builder = ChartBuilder::on(panel);
+    if let Some(caption) = caption {
+        builder.caption(caption, ("sans-serif", 20));
+    }
+    builder
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(y_label_area);
+    builder
+}
+
 /// The figures a reader looks for on a plot, given on hover and in the tables under it.
 #[derive(Debug, Clone, Copy)]
 pub struct Figures {

@@ -5,7 +5,7 @@
 
 use plotters::prelude::*;
 
-use super::{Drawn, Figures, Marks, Panel};
+use super::{chart_on, Drawn, Figures, Marks, Panel};
 use crate::units::format_nanos;
 
 /// One method, or one setting of a sweep, at one wait.
@@ -53,14 +53,7 @@ pub fn draw(
         .fold((u64::MAX, 1), |(lo, hi), v| (lo.min(v), hi.max(v)));
     // A decade of headroom above the highest point keeps the legend off the data.
     let (least, most) = ((least.max(1) as f64) / 2.0, most.max(10) as f64 * 20.0);
-    let mut builder = ChartBuilder::on(panel);
-    if let Some(caption) = caption {
-        builder.caption(caption, ("sans-serif", 20));
-    }
-    let mut chart = builder
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
+    let mut chart = chart_on(panel, caption, 70)
         .build_cartesian_2d(0f64..most_cpu * 1.08, (least.max(0.5)..most).log_scale())?;
     chart
         .configure_mesh()
