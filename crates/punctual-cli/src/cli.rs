@@ -161,6 +161,12 @@ pub struct BenchArgs {
     #[arg(long)]
     pub list_methods: bool,
 
+    /// Hold /dev/cpu_dma_latency at this many microseconds for the run (0: the CPUs idle in
+    /// their shallowest state; on a virtual machine an idle vCPU then polls instead of
+    /// halting, which no CPU column shows). Named in the environment header; Linux only.
+    #[arg(long, value_name = "US", value_parser = clap::value_parser!(u32).range(0..=2_000_000_000))]
+    pub dma_latency: Option<u32>,
+
     /// Measure one method at the one N of --scale and print the result as JSON (how the
     /// scale mode runs each method in a process of its own).
     #[arg(long, hide = true, value_name = "METHOD", requires = "scale")]

@@ -1,5 +1,10 @@
 //! The environment header: what the machine was doing its timing with.
 
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use anyhow::Context;
+use punctual::rt::DmaLatencyGuard;
 use serde::{Deserialize, Serialize};
 
 use crate::sys::waits::{self, TickClock};
@@ -39,6 +44,9 @@ pub struct Environment {
     pub idle_governor: Option<String>,
     /// The idle states of CPU 0 with their exit latencies.
     pub idle_states: Vec<String>,
+    /// The `/dev/cpu_dma_latency` request this run held, in microseconds (`bench
+    /// --dma-latency`); `null` when it held none.
+    pub dma_latency_us: Option<u32>,
     /// The cpufreq governor of CPU 0.
     pub cpufreq_governor: Option<String>,
     /// The native timer punctual uses, as `punctual::timer_info` reports it.
@@ -79,6 +87,22 @@ impl From<TickClock> for InstantClock {
     }
 }
 
+/// The `/dev/cpu_dma_latency` request this process holds, for [`Environment::collect`].
+static HELD_DMA_LATENCY: OnceLock<u32> = OnceLock::new();
+
+/// Holds `/dev/cpu_dma_latency` at `us` microseconds until the guard is dropped, and names
+/// it in every environment collected after this.
+///
+/// # Errors
+///
+/// The library's, when the request is refused or this OS has none, with the option named.
+pub fn hold_dma_latency(us: u32) -> anyhow::Result<DmaLatencyGuard> {
+    let guard = DmaLatencyGuard::new(Duration::from_micros(us.into()))
+        .context("holding /dev/cpu_dma_latency (--dma-latency)")?;
+    let _ = HELD_DMA_LATENCY.set(us);
+    Ok(guard)
+}
+
 impl Environment {
     /// Reads the environment of this process. Call it before any punctual sleep runs on the
     /// calling thread, so the default timer slack is what gets reported.
@@ -106,6 +130,7 @@ impl Environment {
             preemption: facts.preemption,
             idle_governor: facts.idle_governor,
             idle_states: facts.idle_states,
+            dma_latency_us: HELD_DMA_LATENCY.get().copied(),
             cpufreq_governor: facts.cpufreq_governor,
             native_timer: info.mechanism.to_string(),
             high_resolution_timer: info.high_resolution,
@@ -134,6 +159,7 @@ impl Environment {
             preemption: Some("PREEMPT_DYNAMIC".to_string()),
             idle_governor: Some("menu".to_string()),
             idle_states: vec!["POLL (0 us exit)".to_string(), "C1 (2 us exit)".to_string()],
+            dma_latency_us: None,
             cpufreq_governor: None,
             native_timer: "mock timer".to_string(),
             high_resolution_timer: true,
@@ -194,11 +220,17 @@ impl Environment {
         push(
             "idle",
             self.idle_governor.clone().map(|g| {
-                if self.idle_states.is_empty() {
+                let mut idle = if self.idle_states.is_empty() {
                     g
                 } else {
                     format!("{g}; states {}", self.idle_states.join(", "))
+                };
+                if let Some(us) = self.dma_latency_us {
+                    idle.push_str(&format!(
+                        "; /dev/cpu_dma_latency held at {us} us by this run"
+                    ));
                 }
+                idle
             }),
         );
         push("cpufreq", self.cpufreq_governor.clone());

@@ -303,6 +303,77 @@ fn unprivileged_output(
     Some(output)
 }
 
+/// `--dma-latency` holds the request for the run and names it in the header and the JSON
+/// export, or stops the run with the library's reason before anything is measured (on
+/// Windows and macOS: not available).
+#[test]
+fn the_dma_latency_request_is_held_and_named_or_the_run_stops() {
+    let args = [
+        "bench",
+        "--methods",
+        "native",
+        "--wait",
+        "200us",
+        "--samples",
+        "20",
+        "--warmup",
+        "0",
+        "--dma-latency",
+        "0",
+        "--export-json",
+        "-",
+    ];
+    let output = run(punctual().args(args));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if output.status.success() {
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(json["environment"]["dma_latency_us"], 0, "{json}");
+        let table = stdout_of(&args[..args.len() - 2]);
+        assert!(
+            table.contains("/dev/cpu_dma_latency held at 0 us by this run"),
+            "{table}"
+        );
+    } else {
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("holding /dev/cpu_dma_latency (--dma-latency)"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("not available on"), "{stderr}");
+        assert!(output.stdout.is_empty());
+    }
+}
+
+/// Refused the request (as `nobody`, who cannot open `/dev/cpu_dma_latency`), the run stops
+/// with the reason before anything is measured.
+#[test]
+fn a_refused_dma_latency_request_stops_the_run() {
+    let Some(output) = unprivileged_output(
+        "a_refused_dma_latency_request_stops_the_run",
+        "nobody",
+        &[],
+        &[
+            "bench",
+            "--methods",
+            "native",
+            "--samples",
+            "20",
+            "--dma-latency",
+            "0",
+        ],
+    ) else {
+        return;
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("holding /dev/cpu_dma_latency (--dma-latency)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("permission denied"), "{stderr}");
+    assert!(output.stdout.is_empty(), "nothing measured");
+}
+
 /// Load threads the OS refuses (here a user allowed one process, and so no thread) are an
 /// error that says which and why, not a panic. The user is a number no one else runs as, so
 /// no other process of its counts against the limit (`nobody`'s may, in other tests).

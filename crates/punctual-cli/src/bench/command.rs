@@ -27,6 +27,13 @@ pub fn command(args: BenchArgs) -> anyhow::Result<ExitCode> {
         stdio::print(&method::listing())?;
         return Ok(ExitCode::SUCCESS);
     }
+    // Held for the whole run, whatever its mode; a scale worker's parent holds it for it.
+    let _dma_latency = match args.dma_latency {
+        Some(us) if !args.mock_timer && args.scale_worker.is_none() => {
+            Some(crate::environment::hold_dma_latency(us)?)
+        }
+        _ => None,
+    };
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let load_threads = args.load_threads.map_or(cpus, |n| n as usize);
     if args.frontier {

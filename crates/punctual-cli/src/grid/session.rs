@@ -43,23 +43,22 @@ pub struct Session {
 
 impl Session {
     pub fn prepare(options: GridOptions) -> anyhow::Result<Session> {
-        // Read first, before any punctual sleep or setting touches this process.
+        let real = !options.mock;
+        // Held before the environment is read, which names it; it touches no thread's timer
+        // slack.
+        let dma_latency = match options.dma_latency_us {
+            Some(us) if real => Some(crate::environment::hold_dma_latency(us)?),
+            _ => None,
+        };
+        // Read before any punctual sleep or setting touches this process.
         let environment = if options.mock {
             Environment::mock()
         } else {
             Environment::collect()
         };
-        let real = !options.mock;
         if options.mlock && real {
             rt::lock_memory().context("locking memory (--mlock)")?;
         }
-        let dma_latency = match options.dma_latency_us {
-            Some(us) if real => Some(
-                DmaLatencyGuard::new(Duration::from_micros(us.into()))
-                    .context("holding /dev/cpu_dma_latency (--dma-latency)")?,
-            ),
-            _ => None,
-        };
         let mut warnings = Vec::new();
         if real && !sys::Os::catch_interrupt() {
             warnings.push("Ctrl-C cannot be caught here: it ends the run without results".into());
