@@ -35,12 +35,17 @@ pub fn to_value(report: &Report) -> anyhow::Result<Value> {
     Ok(value)
 }
 
-/// A report of any mode as its JSON export is written: with the `"command"`, pretty, ending
-/// in a newline.
-pub fn export_bytes(report: &impl Serialize) -> anyhow::Result<Vec<u8>> {
+/// A report of any mode whose export is the report itself (a `--frontier` or `--threads`
+/// run) as its JSON export holds it: with the `"command"`.
+pub fn export_value(report: &impl Serialize) -> anyhow::Result<Value> {
     let mut value = serde_json::to_value(report)?;
     with_command(&mut value);
-    let mut bytes = serde_json::to_vec_pretty(&value)?;
+    Ok(value)
+}
+
+/// [`export_value`] as its file is written: pretty, ending in a newline.
+pub fn export_bytes(report: &impl Serialize) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(&export_value(report)?)?;
     bytes.push(b'\n');
     Ok(bytes)
 }

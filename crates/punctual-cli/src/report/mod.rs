@@ -15,8 +15,8 @@ mod parts;
 mod plots;
 mod sections;
 
-use crate::bench::frontier::FrontierReport;
-use crate::bench::threads::ThreadsReport;
+use serde::Serialize;
+
 use crate::bench::Report;
 use crate::export::json;
 use model::Export;
@@ -26,16 +26,7 @@ pub fn bench_page(report: &Report) -> anyhow::Result<String> {
     page::render(&Export::from_value(json::to_value(report)?, "the run")?)
 }
 
-/// The page of a `--frontier` run.
-pub fn frontier_page(report: &FrontierReport) -> anyhow::Result<String> {
-    let mut value = serde_json::to_value(report)?;
-    json::with_command(&mut value);
-    page::render(&Export::from_value(value, "the run")?)
-}
-
-/// The page of a `--threads` run.
-pub fn threads_page(report: &ThreadsReport) -> anyhow::Result<String> {
-    let mut value = serde_json::to_value(report)?;
-    json::with_command(&mut value);
-    page::render(&Export::from_value(value, "the run")?)
+/// The page of a `--frontier` or `--threads` run, made from its export as the file holds it.
+pub fn run_page(report: &impl Serialize) -> anyhow::Result<String> {
+    page::render(&Export::from_value(json::export_value(report)?, "the run")?)
 }

@@ -47,7 +47,7 @@ pub fn command(args: &BenchArgs, load_threads: usize) -> anyhow::Result<bool> {
     }
     let listed = [
         svg.map(|svg| svg.write_listed(plot::render(&report), "plot")),
-        page.map(|page| page.write_listed(crate::report::frontier_page(&report), "report")),
+        page.map(|page| page.write_listed(crate::report::run_page(&report), "report")),
     ];
     gather_listed(listed, table_to_stdout, &mut out, &mut failed);
     failed.extend(stdio::print(&out).err());

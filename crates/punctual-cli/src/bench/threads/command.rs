@@ -62,8 +62,7 @@ pub fn command(args: &BenchArgs, threads: usize, load_threads: usize) -> anyhow:
     if table_to_stdout {
         out.push_str(&table::render(&report));
     }
-    let listed =
-        [page.map(|page| page.write_listed(crate::report::threads_page(&report), "report"))];
+    let listed = [page.map(|page| page.write_listed(crate::report::run_page(&report), "report"))];
     gather_listed(listed, table_to_stdout, &mut out, &mut failed);
     failed.extend(stdio::print(&out).err());
     for error in &failed {
