@@ -13,7 +13,6 @@ pub struct Part<'a> {
     pub title: String,
     /// What its plots are of, for a screen reader.
     pub about: String,
-    pub wait_ns: Option<u64>,
     pub rows: Vec<&'a Row>,
 }
 
@@ -35,41 +34,33 @@ impl Export {
                 id: "threads".to_string(),
                 title: format!("{threads} threads per method at once{range}"),
                 about: format!("{threads} threads at once"),
-                wait_ns: None,
                 rows: self.rows().iter().collect(),
             }];
         }
+        // Rows of one part share its id: a scale run's by N timers, any other's by wait.
+        let scale = self.is_scale();
         let mut parts: Vec<Part<'_>> = Vec::new();
-        if self.is_scale() {
-            for row in self.rows() {
-                let n = row.timers.unwrap_or(0);
-                let id = format!("timers-{n}");
-                match parts.iter_mut().find(|p| p.id == id) {
-                    Some(part) => part.rows.push(row),
-                    None => parts.push(Part {
-                        id,
-                        title: format!("{n} {} pending at once", timers(n)),
-                        about: format!("{n} {} pending at once", timers(n)),
-                        wait_ns: None,
-                        rows: vec![row],
-                    }),
-                }
-            }
-            return parts;
-        }
         for row in self.rows() {
-            match parts.iter_mut().find(|p| p.wait_ns == Some(row.wait_ns)) {
+            let (id, title, about) = if scale {
+                let n = row.timers.unwrap_or(0);
+                let pending = format!("{n} {} pending at once", timers(n));
+                (format!("timers-{n}"), pending.clone(), pending)
+            } else {
+                let name = wait_name(row.wait_ns);
+                (
+                    format!("wait-{}", row.wait_ns),
+                    format!("Wait {name}"),
+                    format!("wait {name}"),
+                )
+            };
+            match parts.iter_mut().find(|p| p.id == id) {
                 Some(part) => part.rows.push(row),
-                None => {
-                    let name = wait_name(row.wait_ns);
-                    parts.push(Part {
-                        id: format!("wait-{}", row.wait_ns),
-                        title: format!("Wait {name}"),
-                        about: format!("wait {name}"),
-                        wait_ns: Some(row.wait_ns),
-                        rows: vec![row],
-                    });
-                }
+                None => parts.push(Part {
+                    id,
+                    title,
+                    about,
+                    rows: vec![row],
+                }),
             }
         }
         parts
