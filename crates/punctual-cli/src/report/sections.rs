@@ -136,6 +136,36 @@ pub fn name(row: &Row) -> String {
     }
 }
 
+/// What a part's CPU figure is per, told by its rows: a threads run's rows carry the
+/// process's cores, a scale run's their N timers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CpuPer {
+    Wait,
+    Sleep,
+    Timer,
+}
+
+impl CpuPer {
+    fn of(rows: &[&Row]) -> CpuPer {
+        if rows.iter().any(|r| r.cores.is_some()) {
+            CpuPer::Sleep
+        } else if rows.iter().any(|r| r.timers.is_some()) {
+            CpuPer::Timer
+        } else {
+            CpuPer::Wait
+        }
+    }
+
+    /// The CPU column's heading.
+    fn label(self) -> &'static str {
+        match self {
+            CpuPer::Wait => "cpu/wait",
+            CpuPer::Sleep => "cpu/sleep",
+            CpuPer::Timer => "cpu/timer",
+        }
+    }
+}
+
 /// One wait's table: a row per method (or contender).
 pub fn results(rows: &[&Row], grid: bool) -> Table {
     let mut head = vec![
@@ -144,15 +174,15 @@ pub fn results(rows: &[&Row], grid: bool) -> Table {
     if grid {
         head.push("missed");
     }
-    let threads = rows.iter().any(|r| r.cores.is_some());
-    let scale = rows.iter().any(|r| r.timers.is_some());
-    if threads {
-        head[1] = "sleeps";
-        head.extend(["cpu/sleep", "own cores", "cores"]);
-    } else if scale {
-        head.extend(["cpu/timer", "driver cpu/timer", "longest stall"]);
-    } else {
-        head.extend(["cpu/wait", "cpu"]);
+    let per = CpuPer::of(rows);
+    head.push(per.label());
+    match per {
+        CpuPer::Sleep => {
+            head[1] = "sleeps";
+            head.extend(["own cores", "cores"]);
+        }
+        CpuPer::Timer => head.extend(["driver cpu/timer", "longest stall"]),
+        CpuPer::Wait => head.push("cpu"),
     }
     let mut table = Table::new("results", &head);
     for row in rows {
@@ -173,17 +203,17 @@ pub fn results(rows: &[&Row], grid: bool) -> Table {
         }
         cells.push(nanos(row, row.cpu_ns_per_wait as f64));
         let maybe = |ns: Option<u64>| ns.map_or(Cell::from("-"), |ns| nanos(row, ns as f64));
-        match row.cores {
-            _ if scale => {
+        match (per, row.cores) {
+            (CpuPer::Timer, _) => {
                 cells.push(maybe(row.driver_cpu_ns_per_timer));
                 cells.push(maybe(row.longest_stall_ns));
             }
-            Some(cores) if threads => {
+            (CpuPer::Sleep, Some(cores)) => {
                 cells.push(Cell::from(format!("{:.2}", row.cpu_share)));
                 cells.push(Cell::from(format!("{cores:.2}")));
             }
-            None if threads => cells.extend([Cell::from("-"), Cell::from("-")]),
-            _ => cells.push(Cell::from(cpu_share_label(row.cpu_share))),
+            (CpuPer::Sleep, None) => cells.extend([Cell::from("-"), Cell::from("-")]),
+            (CpuPer::Wait, _) => cells.push(Cell::from(cpu_share_label(row.cpu_share))),
         }
         table.row(row.ours.then_some("ours"), cells);
     }
@@ -219,13 +249,7 @@ pub fn plotted(rows: &[&Row]) -> Option<Table> {
 
 /// What the CPU/tail plot shows of each measured row, as its hover text gives it.
 pub fn tail_figures(rows: &[&Row]) -> Table {
-    let cpu = if rows.iter().any(|r| r.cores.is_some()) {
-        "cpu/sleep"
-    } else if rows.iter().any(|r| r.timers.is_some()) {
-        "cpu/timer"
-    } else {
-        "cpu/wait"
-    };
+    let cpu = CpuPer::of(rows).label();
     let mut table = Table::new("plotted", &["method", cpu, "p50", "p99", "p99.9"]);
     for row in rows.iter().filter(|r| r.lateness.samples > 0) {
         table.row(
