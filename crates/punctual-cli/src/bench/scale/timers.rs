@@ -78,10 +78,8 @@ impl ScaleTimer for PunctualTimer {
         self.driver.cpu_time()
     }
 
-    /// The `Sleep`, wherever its task keeps it, and its share of the driver's storage.
     fn timer_bytes(&self) -> u64 {
-        let pending = self.driver.pending().max(1);
-        (size_of::<punctual::future::Sleep>() + self.driver.allocated_bytes() / pending) as u64
+        timer_bytes(std::slice::from_ref(&self.driver))
     }
 
     fn driver_stats(&self) -> Option<DriverStats> {
@@ -150,10 +148,16 @@ impl ScaleTimer for PerWorkerTimer {
     }
 
     fn timer_bytes(&self) -> u64 {
-        let pending: usize = self.drivers.iter().map(Driver::pending).sum();
-        let bytes: usize = self.drivers.iter().map(Driver::allocated_bytes).sum();
-        (size_of::<punctual::future::Sleep>() + bytes / pending.max(1)) as u64
+        timer_bytes(&self.drivers)
     }
+}
+
+/// A punctual timer's bytes: the `Sleep`, wherever its task keeps it, and its share of its
+/// drivers' storage.
+fn timer_bytes(drivers: &[Driver]) -> u64 {
+    let pending: usize = drivers.iter().map(Driver::pending).sum();
+    let bytes: usize = drivers.iter().map(Driver::allocated_bytes).sum();
+    (size_of::<punctual::future::Sleep>() + bytes / pending.max(1)) as u64
 }
 
 /// `tokio::time`: its wheel entry lives inside the `Sleep`, and its wheel runs on the
