@@ -108,6 +108,12 @@ async def _turn_until(deadline_ns: int) -> None:
         await _asyncio.sleep(0)
 
 
+async def _turn_if_short(deadline_ns: Optional[int]) -> None:
+    # A wait shorter than the driver's way to the task (see _Handoff) keeps the loop turning.
+    if deadline_ns is not None and _handoff.takes_the_loop(deadline_ns - _time.perf_counter_ns()):
+        await _turn_until(deadline_ns)
+
+
 def _start_delivering() -> None:
     global _delivering
     if _delivering is not None and _delivering.is_alive():
@@ -129,9 +135,7 @@ async def _complete(timer: _punctual._AsyncTimer) -> Wake:
             waiting.set_result(None)
 
     try:
-        deadline_ns = timer.deadline_ns
-        if deadline_ns is not None and _handoff.takes_the_loop(deadline_ns - _time.perf_counter_ns()):
-            await _turn_until(deadline_ns)
+        await _turn_if_short(timer.deadline_ns)
         while True:
             waiting = loop.create_future()
             wake = timer.poll(loop, fired)
@@ -183,9 +187,7 @@ class Interval:
         the same tick. :meth:`close` removes it.
         """
         loop = _asyncio.get_running_loop()
-        deadline_ns = self._inner.next_deadline_ns
-        if deadline_ns is not None and _handoff.takes_the_loop(deadline_ns - _time.perf_counter_ns()):
-            await _turn_until(deadline_ns)
+        await _turn_if_short(self._inner.next_deadline_ns)
         while True:
             self._waiting = loop.create_future()
             tick = self._inner.poll_tick(loop, self._fired)
