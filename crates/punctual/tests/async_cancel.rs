@@ -8,7 +8,8 @@ use std::task::Waker;
 use std::time::{Duration, Instant};
 
 use punctual::future::{Driver, DriverConfig, Sleep};
-use support::{poll_once, wait_for, WakeCount};
+use punctual_test_support::WakeCount;
+use support::{poll_once, wait_for};
 
 /// How many sleeps the drop test makes; Wine may ask for fewer with `PUNCTUAL_TEST_TIMERS`.
 fn timers() -> usize {

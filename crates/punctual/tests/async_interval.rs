@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use futures::executor::block_on;
 use punctual::future::{self, Driver, DriverConfig};
 use punctual::{Error, MissedTickPolicy};
-use support::{poll_once, WakeCount};
+use punctual_test_support::WakeCount;
+use support::poll_once;
 
 #[test]
 fn live_ticks_follow_the_grid_and_are_never_early() {

@@ -12,7 +12,8 @@ use punctual::future::{Driver, DriverConfig, SpinTail};
 use punctual::margin::Plan;
 use punctual::{HybridConfig, MissedTickPolicy};
 use punctual_test_support::xorshift;
-use support::{poll_once, wait_for, WakeCount};
+use punctual_test_support::WakeCount;
+use support::{poll_once, wait_for};
 
 fn driver(tail: SpinTail) -> Driver {
     Driver::new(DriverConfig::new().with_spin_tail(tail)).unwrap()

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 use punctual::future::{Driver, DriverConfig};
-use support::{poll_once, wait_for, WakeCount};
+use punctual_test_support::WakeCount;
+use support::{poll_once, wait_for};
 
 /// Whatever is left of `driver` still keeps time: a batch of short sleeps completes.
 fn still_works(driver: &Driver) {

@@ -1,6 +1,6 @@
 //! What the test suites of punctual's crates share: [`privilege`], what a test that needs
-//! privileges does without them; [`xorshift`], the tests' one generator; and [`started`],
-//! below.
+//! privileges does without them; [`xorshift`], the tests' one generator; [`WakeCount`], a
+//! waker that counts its wakes; and [`started`], below.
 //!
 //! Starting a process so that a test fails for its own reasons and not for Wine's. Wine's `CreateProcess` now and then fails with `ERROR_INTERNAL_ERROR` (1359):
 //! wineserver reported that the new process ended before it finished starting, without an
@@ -12,8 +12,10 @@
 
 pub mod privilege;
 mod rng;
+mod wake;
 
 pub use rng::xorshift;
+pub use wake::WakeCount;
 
 use std::io;
 use std::thread;

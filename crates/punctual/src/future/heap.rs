@@ -632,24 +632,12 @@ fn earliest_child(heap: &[Entry], first: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Arc;
-    use std::task::Wake;
-
-    use punctual_test_support::xorshift;
+    use punctual_test_support::{xorshift, WakeCount};
 
     use super::*;
 
-    struct Count(AtomicUsize);
-
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
     fn waker() -> Waker {
-        Waker::from(Arc::new(Count(AtomicUsize::new(0))))
+        Waker::from(WakeCount::new())
     }
 
     const BYTES_PER_TIMER: usize = std::mem::size_of::<Entry>() + std::mem::size_of::<Slot>();

@@ -60,32 +60,24 @@ fn prefetch(_address: *const u8) {}
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
-    use std::task::Wake;
+
+    use punctual_test_support::WakeCount;
 
     use super::*;
-
-    struct Count(AtomicUsize);
-
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::Relaxed);
-        }
-    }
 
     /// A prefetched waker is untouched: it still wakes its task, once, and still counts as
     /// the same waker.
     #[test]
     fn a_prefetched_waker_still_wakes_its_task() {
-        let count = Arc::new(Count(AtomicUsize::new(0)));
+        let count = WakeCount::new();
         let waker = Waker::from(Arc::clone(&count));
         let clone = waker.clone();
         prefetch_waker(&waker);
         prefetch_waker(&futures::task::noop_waker());
         assert!(waker.will_wake(&clone));
         waker.wake();
-        assert_eq!(count.0.load(Ordering::Relaxed), 1);
+        assert_eq!(count.get(), 1);
         assert_eq!(
             Arc::strong_count(&count),
             2,
