@@ -5,8 +5,8 @@
 
 mod common;
 use common::pages::{
-    in_dir, read, table_rows, titles, wait_sections, without_drawings, MOCK_BENCH, MOCK_FRONTIER,
-    MOCK_SCALE, MOCK_THREADS,
+    assert_p99_among_percentiles, in_dir, read, table_rows, titles, wait_sections,
+    without_drawings, MOCK_BENCH, MOCK_FRONTIER, MOCK_SCALE, MOCK_THREADS,
 };
 use common::{assert_fails_before_measuring, assert_usage_error, punctual, run, TempDir};
 use serde_json::Value;
@@ -97,14 +97,7 @@ fn page_of_a_frontier_run() {
         "per wait, CPU against tail and the distributions"
     );
     let export: Value = serde_json::from_str(&read(&dir.0, "frontier.json")).unwrap();
-    for point in export["points"].as_array().unwrap() {
-        let points = point["lateness_percentiles"].as_array().unwrap();
-        let p99 = points.iter().find(|p| p["percentile"] == 99.0).unwrap();
-        assert_eq!(
-            p99["lateness_ns"], point["p99_ns"],
-            "the table's p99 is the plot's: {point}"
-        );
-    }
+    assert_p99_among_percentiles(&export["points"]);
     insta::assert_snapshot!("report_frontier_page", without_drawings(&html));
 }
 
@@ -125,11 +118,7 @@ fn page_of_a_threads_run() {
     assert_eq!(html, read(&dir.0, "again.html"));
     assert_eq!(html.matches("<svg ").count(), 2);
     let export: Value = serde_json::from_str(&read(&dir.0, "threads.json")).unwrap();
-    for result in export["results"].as_array().unwrap() {
-        let points = result["lateness_percentiles"].as_array().unwrap();
-        let p99 = points.iter().find(|p| p["percentile"] == 99.0).unwrap();
-        assert_eq!(p99["lateness_ns"], result["p99_ns"], "{result}");
-    }
+    assert_p99_among_percentiles(&export["results"]);
     insta::assert_snapshot!("report_threads_page", without_drawings(&html));
 }
 
@@ -152,11 +141,7 @@ fn page_of_a_scale_run() {
     assert!(html.contains("<h2>1 timer pending at once</h2>"));
     assert!(html.contains("<h2>1000 timers pending at once</h2>"));
     let export: Value = serde_json::from_str(&read(&dir.0, "scale.json")).unwrap();
-    for result in export["scale"].as_array().unwrap() {
-        let points = result["lateness_percentiles"].as_array().unwrap();
-        let p99 = points.iter().find(|p| p["percentile"] == 99.0).unwrap();
-        assert_eq!(p99["lateness_ns"], result["p99_ns"], "{result}");
-    }
+    assert_p99_among_percentiles(&export["scale"]);
     insta::assert_snapshot!("report_scale_page", without_drawings(&html));
 }
 

@@ -83,6 +83,19 @@ pub fn without_drawings(html: &str) -> String {
     out
 }
 
+/// Asserts that each of `rows` (an export's results, points or scale rows) has its p99
+/// among its `lateness_percentiles`: the table's p99 is the plot's.
+pub fn assert_p99_among_percentiles(rows: &serde_json::Value) {
+    for row in rows.as_array().unwrap() {
+        let points = row["lateness_percentiles"].as_array().unwrap();
+        let p99 = points.iter().find(|p| p["percentile"] == 99.0).unwrap();
+        assert_eq!(
+            p99["lateness_ns"], row["p99_ns"],
+            "the table's p99 is the plot's: {row}"
+        );
+    }
+}
+
 /// Each wait's section of a page.
 pub fn wait_sections(html: &str) -> Vec<&str> {
     html.split("<section class=\"wait\"")
