@@ -8,13 +8,20 @@ use common::pages::{
 use common::TempDir;
 use serde_json::Value;
 
-/// Writes `b.json`: `a.json` with `change` made to each of its rows (`results`, `points` or
-/// `scale`).
-fn changed(dir: &std::path::Path, rows: &str, change: impl Fn(&mut Value)) {
-    let mut b: Value = serde_json::from_str(&read(dir, "a.json")).unwrap();
+/// The comparison page of a mock run (`mock`, exported as A) and of B: A with `change` made
+/// to each of its rows (`results`, `points` or `scale`) and another kernel.
+fn compared(name: &str, mock: &[&str], rows: &str, change: impl Fn(&mut Value)) -> String {
+    let dir = TempDir::new(name);
+    in_dir(&dir.0, &[mock, &["--export-json", "a.json"]].concat());
+    let mut b: Value = serde_json::from_str(&read(&dir.0, "a.json")).unwrap();
     b[rows].as_array_mut().unwrap().iter_mut().for_each(change);
     b["environment"]["kernel"] = "2.0 mock".into();
-    std::fs::write(dir.join("b.json"), serde_json::to_string(&b).unwrap()).unwrap();
+    std::fs::write(dir.0.join("b.json"), serde_json::to_string(&b).unwrap()).unwrap();
+    in_dir(
+        &dir.0,
+        &["report", "a.json", "b.json", "-o", "compare.html"],
+    );
+    read(&dir.0, "compare.html")
 }
 
 fn scaled(row: &mut Value, field: &str, by: f64) {
@@ -37,12 +44,7 @@ fn marked(html: &str) -> (Vec<&str>, Vec<&str>) {
 /// plots of each.
 #[test]
 fn comparison_marks_what_differs() {
-    let dir = TempDir::new("report-compare");
-    in_dir(
-        &dir.0,
-        &[&MOCK_BENCH[..], &["--export-json", "a.json"]].concat(),
-    );
-    changed(&dir.0, "results", |result| {
+    let html = compared("report-compare", &MOCK_BENCH, "results", |result| {
         let at_1ms = result["wait_ns"] == 1_000_000;
         if at_1ms && result["method"] == "std" {
             scaled(result, "p99_ns", 2.0);
@@ -51,11 +53,6 @@ fn comparison_marks_what_differs() {
             scaled(result, "cpu_ns_per_wait", 0.5);
         }
     });
-    in_dir(
-        &dir.0,
-        &["report", "a.json", "b.json", "-o", "compare.html"],
-    );
-    let html = read(&dir.0, "compare.html");
     assert_eq!(marked(&html), (vec!["2.00x worse"], vec!["0.50x better"]));
     assert!(html.contains("<td>1.0 mock</td><td class=\"differs\">2.0 mock</td>"));
     assert_eq!(
@@ -80,21 +77,16 @@ fn comparison_marks_what_differs() {
 /// and each side has its distributions and its frontier plot.
 #[test]
 fn frontier_comparison_marks_what_differs() {
-    let dir = TempDir::new("report-compare-frontier");
-    in_dir(
-        &dir.0,
-        &[&MOCK_FRONTIER[..], &["--export-json", "a.json"]].concat(),
+    let html = compared(
+        "report-compare-frontier",
+        &MOCK_FRONTIER,
+        "points",
+        |point| {
+            if point["wait_ns"] == 100_000 && point["family"] == "hybrid" {
+                scaled(point, "p999_ns", 3.0);
+            }
+        },
     );
-    changed(&dir.0, "points", |point| {
-        if point["wait_ns"] == 100_000 && point["family"] == "hybrid" {
-            scaled(point, "p999_ns", 3.0);
-        }
-    });
-    in_dir(
-        &dir.0,
-        &["report", "a.json", "b.json", "-o", "compare.html"],
-    );
-    let html = read(&dir.0, "compare.html");
     assert_eq!(marked(&html), (vec!["3.00x worse"], vec![]));
     assert_eq!(html.matches("<svg ").count(), 8);
     assert_eq!(html.matches("<h3>CPU against tail</h3>").count(), 4);
@@ -105,21 +97,16 @@ fn frontier_comparison_marks_what_differs() {
 /// side's distributions and CPU per sleep against tail.
 #[test]
 fn threads_comparison_marks_what_differs() {
-    let dir = TempDir::new("report-compare-threads");
-    in_dir(
-        &dir.0,
-        &[&MOCK_THREADS[..], &["--export-json", "a.json"]].concat(),
+    let html = compared(
+        "report-compare-threads",
+        &MOCK_THREADS,
+        "results",
+        |result| {
+            if result["method"] == "hybrid" {
+                scaled(result, "p50_ns", 0.5);
+            }
+        },
     );
-    changed(&dir.0, "results", |result| {
-        if result["method"] == "hybrid" {
-            scaled(result, "p50_ns", 0.5);
-        }
-    });
-    in_dir(
-        &dir.0,
-        &["report", "a.json", "b.json", "-o", "compare.html"],
-    );
-    let html = read(&dir.0, "compare.html");
     assert_eq!(marked(&html), (vec![], vec!["0.50x better"]));
     assert_eq!(wait_sections(&html).len(), 1, "one section for the threads");
     assert_eq!(html.matches("<svg ").count(), 4);
@@ -130,21 +117,11 @@ fn threads_comparison_marks_what_differs() {
 /// once, with both plots of each side at each N.
 #[test]
 fn scale_comparison_marks_what_differs() {
-    let dir = TempDir::new("report-compare-scale");
-    in_dir(
-        &dir.0,
-        &[&MOCK_SCALE[..], &["--export-json", "a.json"]].concat(),
-    );
-    changed(&dir.0, "scale", |result| {
+    let html = compared("report-compare-scale", &MOCK_SCALE, "scale", |result| {
         if result["timers"] == 1000 && result["method"] == "tokio" {
             scaled(result, "cpu_ns_per_timer", 2.0);
         }
     });
-    in_dir(
-        &dir.0,
-        &["report", "a.json", "b.json", "-o", "compare.html"],
-    );
-    let html = read(&dir.0, "compare.html");
     assert_eq!(marked(&html), (vec!["2.00x worse"], vec![]));
     assert_eq!(wait_sections(&html).len(), 2, "a section per N");
     assert_eq!(html.matches("<svg ").count(), 8);
