@@ -118,9 +118,9 @@ fn poll_until(lua: &Lua, (condition, pump, options): (Value, Value, Value)) -> R
     let elapsed_ms = clock::duration_ms(start.elapsed());
     match outcome {
         Ok(()) => reply(lua, Ok(("done", elapsed_ms, polls))),
-        Err(PollError::TimedOut { elapsed, polls }) => {
-            reply(lua, Ok(("timeout", clock::duration_ms(elapsed), polls)))
-        }
+        // From the call, as for the other outcomes: the deadline was set then, so a timeout
+        // never reads less than the timeout asked.
+        Err(PollError::TimedOut { polls, .. }) => reply(lua, Ok(("timeout", elapsed_ms, polls))),
         Err(PollError::Failed(None)) => reply(lua, Ok(("failed", elapsed_ms, polls))),
         Err(PollError::Failed(Some(e))) => Err(e),
     }
