@@ -77,7 +77,8 @@ pub struct SleepStats {
     pub spun: u64,
     /// Hybrid waits whose margin the CPU budget cut short of the tail target.
     pub capped: u64,
-    /// Hybrid waits done natively all the way: no recent oversleep fit in the budget.
+    /// Hybrid waits done natively all the way: a CPU budget of zero, or the sleeper backing
+    /// off ([`Sleeper::backed_off`]).
     pub native_only: u64,
     /// Hybrid waits whose native part woke after the deadline itself: the margin was short.
     pub native_late: u64,

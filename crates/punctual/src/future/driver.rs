@@ -128,7 +128,7 @@ pub struct DriverStats {
     pub spun: u64,
     /// Sleeps whose learned margin the CPU budget cut short of the tail target.
     pub capped: u64,
-    /// Sleeps planned without a margin: no recent end-to-end delay fit in the CPU budget.
+    /// Sleeps planned without a margin: a learned tail with a CPU budget of zero.
     pub native_only: u64,
     /// Sleeps fired early by a margin whose task was polled only after the deadline: the
     /// margin was short of that end-to-end delay.

@@ -55,7 +55,8 @@
 //! 1. On its first poll a sleep gets a margin: a fixed one, or a learned one planned as
 //!    the hybrid [`Strategy`](crate::Strategy) plans a thread's spin
 //!    ([`MarginEstimator::plan`](crate::margin::MarginEstimator::plan): the tail of recent delays,
-//!    capped by the CPU budget, or none when no recent delay fits in the budget).
+//!    capped by the CPU budget, all of it when no recent delay fits: such a sleep is polled
+//!    past its deadline anyway, and spins for none of it).
 //! 2. The driver fires the timer that margin before the deadline, natively, as any other.
 //! 3. Polled before the deadline but within the margin, the sleep spins on the monotonic
 //!    clock, in `poll`, until the deadline, and completes: never early, and late by about
@@ -68,7 +69,9 @@
 //! it lasts: at most the margin, which the budget caps at a fraction of the sleep (the
 //! time from its first poll to its deadline). That is why the tail is off by default,
 //! and why it suits a few precise timers, not thousands: under a backlog the learned delay
-//! grows until the budget refuses it ([`DriverStats::native_only`]). [`DriverStats`]
+//! grows past the budget, and the sleeps are fired the budget early and polled past their
+//! deadlines, spinning not at all ([`DriverStats::capped`], [`DriverStats::margin_overrun`]).
+//! [`DriverStats`]
 //! counts the spins, their time, the capped and margin-less plans, and the margins that
 //! fell short.
 mod driver;

@@ -91,6 +91,6 @@ const FOOTNOTE: &str = "
     process's CPU time over the wall time while the method ran; own: its threads' (and their
     helpers') CPU time over the same. Lateness is the bench's clock reading once the call has
     returned, past the deadline. capped: sleeps whose spin margin the CPU budget cut short;
-    native-only: sleeps with no spin at all, no recent oversleep fitting in the budget (for
-    methods with a learned spin tail).
+    native-only: sleeps planned with no spin at all: backing off from CPUs the threads
+    outnumber, or a CPU budget of zero (for methods with a learned spin tail).
 ";
