@@ -34,17 +34,23 @@
 //!   40 samples ([`MarginEstimator::level_shifts`] counts it). A step up shows within a
 //!   dozen sleeps (it fills the top 1% of the window), a step down within about fifty.
 //! - **CPU budget**: the spin may not exceed [`HybridConfig::budget`] of the requested wait
-//!   (a quarter by default); past that the wait is native. When the tail target needs more,
-//!   the margin covers 90% of the recent oversleeps that fit in the budget and no more
+//!   (a quarter by default). What a wait spins is its margin less its native part's
+//!   oversleep, and no native sleep wakes on time: the margin may exceed the budget by the
+//!   *floor* of recent oversleeps (the 1st percentile of its window), and only a wait whose
+//!   native part wakes sooner than 99 in 100 recent ones spins past the budget, by less
+//!   than that floor. Where the floor is large against the budget this is most of what the
+//!   margin buys: at 100 us waits on this VM (a 25 us budget, oversleeps of 25 to 60 us and
+//!   more) a margin capped at the budget itself covered nothing, and with the floor it sat
+//!   at or below the fixed-margin frontier at the same CPU per wait (`docs/margin.md`).
+//!   When the tail target needs more, the margin covers 90% of the recent oversleeps that
+//!   fit in the budget and its floor and no more
 //!   ([`Plan::Capped`]): a stall longer than the budget cannot be covered anyway, and
 //!   letting it into the estimate would only burn the whole budget on every wait; with the
 //!   tail lost to stalls, covering the top of what fits buys little for its CPU. When not
-//!   even one recent oversleep fits, the margin is the whole budget: the native part
-//!   overshoots it on every recent sleep, so it spins for none of them and each ends the
-//!   budget sooner than a native sleep all the way would (at 100 us waits on the morning's
-//!   quiet series, `docs/margin/oversleep-75us.txt`, this halved the p99, 32 to 16 us, at
-//!   the same 0.1 us of spin). Only a budget of zero sleeps natively all the way
-//!   ([`Plan::Native`]).
+//!   even one recent oversleep fits, the margin is all of it: the native part overshoots
+//!   it on every recent sleep, so it spins for none of them and each ends that much sooner
+//!   than a native sleep all the way would. Only a budget of zero sleeps natively all the
+//!   way ([`Plan::Native`]).
 //!
 //! # Why the samples are kept by sleep length
 //!
@@ -75,10 +81,11 @@ pub enum Plan {
         margin: Duration,
     },
     /// The tail target wants more spin than the budget allows: the margin covers the recent
-    /// oversleeps that fit in the budget (the whole budget when none does); longer ones wake
-    /// late.
+    /// oversleeps that fit in the budget and their floor (all of it when none does); longer
+    /// ones wake late.
     Capped {
-        /// How early the native sleep ends; at most the budget.
+        /// How early the native sleep ends; at most the budget and the floor of recent
+        /// oversleeps.
         margin: Duration,
         /// The margin the tail target wanted.
         wanted: Duration,
@@ -124,6 +131,9 @@ const CAPPED_TAIL: f64 = 0.9;
 /// proportion past it, as the error of the quantile read off the window does.
 const HEADROOM_SAMPLES: usize = 100;
 
+/// A window this young has no floor: its least sample is not yet a 1st percentile.
+const FLOOR_SAMPLES: usize = 100;
+
 /// Which bucket a native length falls in, kept by a caller between planning a wait and
 /// recording its oversleep; one byte, so an async sleep carries it for free.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -151,6 +161,18 @@ fn bucket_of(native: Duration) -> usize {
     }
     let log2 = (nanos / FIRST_BUCKET_NANOS).ilog2() as usize;
     (1 + log2 / 2).min(BUCKETS - 1)
+}
+
+/// The floor of a window's oversleeps: the 1st percentile of the last [`FLOOR_SAMPLES`] or
+/// more, zero for a younger window. A margin that much over the budget spins past the budget
+/// only on a native part that wakes sooner than 99 in 100 of them did (at 100 samples, the
+/// least of them: one chance in 101).
+fn floor_of(window: &Window) -> Duration {
+    let sorted = window.sorted();
+    if sorted.len() < FLOOR_SAMPLES {
+        return Duration::ZERO;
+    }
+    Duration::from_nanos(u64::from(sorted[(sorted.len() - 1) / 100]))
 }
 
 /// The margin over a window's samples no longer than `limit_nanos`, or `None` when none is.
@@ -286,6 +308,12 @@ impl MarginEstimator {
         let native = wait.saturating_sub(self.margin_for_native(wait).min(budget));
         let class = LengthClass(bucket_of(native) as u8);
         let wanted = self.margin_for_native(native);
+        // The most margin that keeps the spin within the budget for 99 of 100 recent
+        // native parts; none at all for a budget of zero.
+        let budget = match self.window_for(native) {
+            Some(window) if !budget.is_zero() => (budget + floor_of(window)).min(wait),
+            _ => budget,
+        };
         if wanted <= budget {
             return (Plan::Hybrid { margin: wanted }, class);
         }
@@ -302,9 +330,9 @@ impl MarginEstimator {
                     margin: Duration::from_nanos(nanos),
                     wanted,
                 },
-                // Every recent oversleep is longer than the budget: ending the native part
-                // the whole budget early costs no spin on any of them, and ends each such
-                // wait that much sooner.
+                // Every recent oversleep is longer than the budget and its floor: ending the
+                // native part that much early costs no spin on any of them, and ends each
+                // such wait that much sooner.
                 None if !budget.is_zero() => Plan::Capped {
                     margin: budget,
                     wanted,
