@@ -425,7 +425,9 @@ typedef struct punctual_tick {
 
 /**
  * The default: the OS timer until a learned margin before the deadline, then a spin on the
- * monotonic clock, the spin never more than a quarter of the wait. `deadline_sleep` in C++.
+ * monotonic clock, the spin at most a quarter of the wait (more, by less than the floor of
+ * recent oversleeps, only when the OS timer wakes sooner than 99 in 100 recent waits did).
+ * `deadline_sleep` in C++.
  */
 #define PUNCTUAL_STRATEGY_HYBRID 1
 

@@ -14,7 +14,9 @@ pub type punctual_strategy = i32;
 /// timer (tens of microseconds on Linux). `precise_sleep` in C++.
 pub const PUNCTUAL_STRATEGY_NATIVE: punctual_strategy = 0;
 /// The default: the OS timer until a learned margin before the deadline, then a spin on the
-/// monotonic clock, the spin never more than a quarter of the wait. `deadline_sleep` in C++.
+/// monotonic clock, the spin at most a quarter of the wait (more, by less than the floor of
+/// recent oversleeps, only when the OS timer wakes sooner than 99 in 100 recent waits did).
+/// `deadline_sleep` in C++.
 pub const PUNCTUAL_STRATEGY_HYBRID: punctual_strategy = 1;
 /// Spins on the clock for the whole wait: the lowest lateness, a whole CPU meanwhile.
 pub const PUNCTUAL_STRATEGY_SPIN: punctual_strategy = 2;
