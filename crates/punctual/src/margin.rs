@@ -29,10 +29,13 @@
 //!   1000 samples it takes eleven stalls within the window before the tail is a stall.
 //! - **change**: a long window would keep an old level for 1000 sleeps, so it watches its
 //!   level too: when the median of its newest 100 samples is further from the median of the
-//!   100 before than their interquartile range, the level has moved (noise moves a median of
-//!   100 samples by about a tenth of that range) and the window forgets all but its newest
-//!   40 samples ([`MarginEstimator::level_shifts`] counts it). A step up shows within a
-//!   dozen sleeps (it fills the top 1% of the window), a step down within about fifty.
+//!   100 before than twice their interquartile range, the level has moved (noise moves a
+//!   median of 100 samples by about a tenth of that range, a burst of stalls by about one)
+//!   and the window forgets all but its newest 40 samples
+//!   ([`MarginEstimator::level_shifts`] counts it). A step up shows within a dozen sleeps
+//!   (it fills the top 1% of the window), a step down of more than twice the spread within
+//!   about fifty; a smaller step down leaves the margin up to that much high until the
+//!   window turns over.
 //! - **CPU budget**: the spin may not exceed [`HybridConfig::budget`] of the requested wait
 //!   (a quarter by default). What a wait spins is its margin less its native part's
 //!   oversleep, and no native sleep wakes on time: the margin may exceed the budget by the
@@ -344,7 +347,7 @@ impl MarginEstimator {
     }
 
     /// How many times a window found the level of its oversleep moved (the median of its
-    /// newest hundred samples away from the hundred before's by more than their
+    /// newest hundred samples away from the hundred before's by more than twice their
     /// interquartile range) and forgot all but its newest 40 samples.
     pub fn level_shifts(&self) -> u64 {
         self.level_shifts

@@ -70,16 +70,18 @@ impl Window {
         true
     }
 
-    /// The newest span's median is further from the one before's than that span's
+    /// The newest span's median is further from the one before's than twice that span's
     /// interquartile range: the level moved, not the noise. The median of a hundred samples
-    /// moves by about a tenth of that range from noise alone.
+    /// moves by about a tenth of that range from noise alone; bursts of stalls on a VM moved
+    /// it by about one, and a window that forgot its samples at each burst jumped its margin
+    /// for nothing (`docs/margin.md`, "The level-shift check at twice the spread").
     fn level_shifted(&self) -> bool {
         if self.previous.len() < SHIFT_SPAN || self.recent.len() < SHIFT_SPAN {
             return false;
         }
         let (recent, previous) = (&self.recent, &self.previous);
         let spread = previous[3 * SHIFT_SPAN / 4] - previous[SHIFT_SPAN / 4];
-        recent[SHIFT_SPAN / 2].abs_diff(previous[SHIFT_SPAN / 2]) > spread
+        recent[SHIFT_SPAN / 2].abs_diff(previous[SHIFT_SPAN / 2]) > 2 * spread
     }
 
     /// The samples, ascending.
@@ -131,6 +133,27 @@ mod tests {
         assert!(
             w.sorted()[0] >= 80_000,
             "only samples from after the step kept"
+        );
+    }
+
+    /// A median that moves by one and a half spreads, as a burst of stalls moves it, is not
+    /// a change of level; one that moves by two and a half is.
+    #[test]
+    fn a_move_of_less_than_twice_the_spread_is_not_a_level_shift() {
+        let mut w = Window::default();
+        // Uniform over 5 us: an interquartile range of about 2.5 us.
+        let noisy = |i: u32| 20_000 + (i * 7919) % 5_000;
+        assert_eq!((0..2000).filter(|&i| w.push(noisy(i), 1000)).count(), 0);
+        let shifts = (0..2 * SHIFT_SPAN as u32)
+            .filter(|&i| w.push(4_000 + noisy(i), 1000))
+            .count();
+        assert_eq!(shifts, 0, "the median moved 4 us, 1.6 spreads");
+        assert_eq!(w.sorted().len(), 1000);
+        let mut w = Window::default();
+        assert_eq!((0..2000).filter(|&i| w.push(noisy(i), 1000)).count(), 0);
+        assert!(
+            (0..SHIFT_SPAN as u32).any(|i| w.push(6_500 + noisy(i), 1000)),
+            "the median moved 6.5 us, 2.6 spreads"
         );
     }
 }
