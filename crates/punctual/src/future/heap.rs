@@ -48,12 +48,17 @@ const ARITY: usize = 4;
 const FREE: u32 = u32::MAX;
 /// `Slot::pos` of a timer in the ring.
 const IN_RING: u32 = u32::MAX - 1;
+/// `Slot::pos` of a timer in the run (the bucket being fired, in deadline order).
+const IN_RUN: u32 = u32::MAX - 2;
+/// While firing from the run, the slot this many entries ahead is prefetched: its waker is
+/// read and the slot freed when its turn comes.
+const RUN_LOOKAHEAD: usize = 8;
 /// A ring bucket spans 2^`BUCKET_SHIFT` ns: 524 us, some 530 timers at the densest the
 /// scale runs ask for (1,010 deadlines a millisecond), two of the driver's gathering
 /// wake-ups (`pace.rs`). 262 us buckets measured the same (`docs/driver-cost.md`).
 const BUCKET_SHIFT: u32 = 19;
 /// Buckets in the ring: 268 ms of deadlines ahead.
-const RING: usize = 512;
+const RING: usize = 2048;
 /// A bucket's timers are on this many lists (by slot number), walked side by side when the
 /// bucket moves into the heap: each slot read is a cache miss at scale, and one list would
 /// take them one after another (82% of the move's time, `perf annotate`).
@@ -73,9 +78,9 @@ struct Entry {
 #[derive(Debug)]
 struct Slot {
     waker: Option<Waker>,
-    /// When the driver fires the timer (a heap entry carries its own copy).
+    /// When the driver fires the timer (a heap or run entry carries its own copy).
     deadline_ns: u64,
-    /// Where the timer sits in the heap, [`IN_RING`], or [`FREE`].
+    /// Where the timer sits in the heap, [`IN_RUN`], [`IN_RING`], or [`FREE`].
     pos: u32,
     /// For a free slot, the next free one; for a timer in the ring, the next in its bucket;
     /// or [`NO_SLOT`].
@@ -95,10 +100,15 @@ struct Ring {
     heads: [[u32; LANES]; RING],
     /// Which buckets hold timers, a bit each.
     occupied: [u64; RING / 64],
+    /// How many timers each bucket holds: the run's room is kept for the largest.
+    counts: [u32; RING],
     /// Every bucket up to this one has moved into the heap, or is not the ring's to hold.
     drained: u64,
     /// The start of the earliest bucket holding timers, in ns, or `u64::MAX`.
     first_ns: u64,
+    /// The earliest fire time in that bucket, when known: kept as timers join it, forgotten
+    /// when its earliest leaves or another bucket becomes the first.
+    first_min_ns: Option<u64>,
     len: usize,
 }
 
@@ -107,8 +117,10 @@ impl Default for Ring {
         Ring {
             heads: [[NO_SLOT; LANES]; RING],
             occupied: [0; RING / 64],
+            counts: [0; RING],
             drained: 0,
             first_ns: u64::MAX,
+            first_min_ns: None,
             len: 0,
         }
     }
@@ -146,6 +158,7 @@ impl Ring {
     }
 
     fn refresh_first(&mut self) {
+        self.first_min_ns = None;
         self.first_ns = self
             .earliest_bucket()
             .map_or(u64::MAX, |bucket| bucket << BUCKET_SHIFT);
@@ -190,6 +203,7 @@ impl Removed {
 #[derive(Debug, Default)]
 pub(crate) struct Spare {
     heap: Vec<Entry>,
+    run: Vec<Entry>,
     slots: Vec<Slot>,
 }
 
@@ -199,6 +213,15 @@ pub(crate) struct Timers {
     /// The timers due soon (and any beyond the ring's span); its earliest is the earliest
     /// of all. Its capacity is kept at least the number of pending timers.
     heap: Vec<Entry>,
+    /// The bucket that last moved out of the ring, sorted by fire time: the timers from
+    /// `run_at` on that are still pending, and the others' places, their `slot`
+    /// [`NO_SLOT`]. Its room is kept for the ring's largest bucket.
+    run: Vec<Entry>,
+    /// The run's earliest pending entry, or its end; the entries before it have fired or
+    /// gone.
+    run_at: usize,
+    /// Pending timers in the run.
+    run_len: usize,
     ring: Ring,
     slots: Vec<Slot>,
     /// The first free slot, or [`NO_SLOT`]: a list threaded through `Slot::next`.
@@ -212,6 +235,9 @@ impl Default for Timers {
     fn default() -> Timers {
         Timers {
             heap: Vec::new(),
+            run: Vec::new(),
+            run_at: 0,
+            run_len: 0,
             ring: Ring::default(),
             slots: Vec::new(),
             free_head: NO_SLOT,
@@ -255,9 +281,16 @@ impl Timers {
             }
         };
         // Room in the heap for every pending timer, this one included.
-        self.heap.reserve(self.ring.len + 1);
+        self.heap.reserve(self.ring.len + self.run_len + 1);
         self.place_new(id);
-        self.settle();
+        // Room in the run for this timer's bucket, should it move in whole.
+        if self.slots[id as usize].pos == IN_RING {
+            let index = bucket_index(deadline_ns);
+            let want = self.ring.counts[index] as usize;
+            if self.run.capacity() < want {
+                self.run.reserve(want - self.run.len());
+            }
+        }
         self.max_pending = self.max_pending.max(self.pending());
         Ok(id)
     }
@@ -276,8 +309,12 @@ impl Timers {
         }
         let pos = self.slots[id as usize].pos;
         debug_assert_ne!(pos, FREE, "a free slot rescheduled");
-        if pos == IN_RING {
-            self.unlink(id);
+        if pos == IN_RING || pos == IN_RUN {
+            if pos == IN_RING {
+                self.unlink(id);
+            } else {
+                self.take_from_run(id);
+            }
             self.slots[id as usize].deadline_ns = deadline_ns;
             self.place_new(id);
         } else {
@@ -291,7 +328,6 @@ impl Timers {
                 self.sift_down(pos);
             }
         }
-        self.settle();
         None
     }
 
@@ -312,11 +348,12 @@ impl Timers {
     pub(crate) fn remove(&mut self, id: u32) -> Removed {
         let pos = self.slots[id as usize].pos;
         debug_assert_ne!(pos, FREE, "a free slot removed");
-        if pos == IN_RING {
-            self.unlink(id);
-        } else {
-            self.remove_at(pos as usize);
-            self.settle();
+        match pos {
+            IN_RING => self.unlink(id),
+            IN_RUN => self.take_from_run(id),
+            pos => {
+                self.remove_at(pos as usize);
+            }
         }
         let waker = self.free_slot(id);
         Removed {
@@ -340,7 +377,12 @@ impl Timers {
                 spare.slots = std::mem::replace(&mut self.slots, Vec::with_capacity(MIN_CAPACITY));
                 spare.heap = std::mem::replace(&mut self.heap, Vec::with_capacity(MIN_CAPACITY));
             }
+            if self.run.capacity() > MIN_CAPACITY {
+                spare.run = std::mem::take(&mut self.run);
+            }
             self.slots.clear();
+            self.run.clear();
+            self.run_at = 0;
             self.free_head = NO_SLOT;
             return spare;
         }
@@ -362,8 +404,52 @@ impl Timers {
     }
 
     /// The earliest fire time, if any timer is pending.
-    pub(crate) fn earliest(&self) -> Option<u64> {
-        self.heap.first().map(|e| e.deadline_ns)
+    pub(crate) fn earliest(&mut self) -> Option<u64> {
+        let settled = self.earliest_settled();
+        if self.ring.len == 0 || settled.is_some_and(|next| next < self.ring.first_ns) {
+            return settled;
+        }
+        let min = match self.ring.first_min_ns {
+            Some(min) => min,
+            None => {
+                let min = self.first_bucket_min();
+                self.ring.first_min_ns = Some(min);
+                min
+            }
+        };
+        Some(settled.map_or(min, |next| next.min(min)))
+    }
+
+    /// The earliest fire time in the heap and the run.
+    fn earliest_settled(&self) -> Option<u64> {
+        match (self.heap.first(), self.run.get(self.run_at)) {
+            (Some(top), Some(next)) => Some(top.deadline_ns.min(next.deadline_ns)),
+            (top, next) => top.or(next).map(|e| e.deadline_ns),
+        }
+    }
+
+    /// The earliest fire time in the ring's first bucket, by walking its lists.
+    fn first_bucket_min(&self) -> u64 {
+        let index = bucket_index(self.ring.first_ns);
+        let listed = |id: u32| Some(id).filter(|&id| id != NO_SLOT);
+        self.ring.heads[index]
+            .iter()
+            .flat_map(|&head| {
+                std::iter::successors(listed(head), |&id| listed(self.slots[id as usize].next))
+            })
+            .map(|id| self.slots[id as usize].deadline_ns)
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
+    /// Whether the ring's first bucket's turn has come by `by_ns`: it starts by then and
+    /// no earlier than the earliest timer of the heap and the run.
+    fn first_bucket_due(&self, by_ns: u64) -> bool {
+        self.ring.len > 0
+            && self.ring.first_ns <= by_ns
+            && self
+                .earliest_settled()
+                .map_or(true, |next| self.ring.first_ns <= next)
     }
 
     /// Fires the timers due at or before `now_ns`, earliest first, up to `limit` of them
@@ -377,14 +463,25 @@ impl Timers {
         let mut expired = Expired::default();
         let mut last_ns = None;
         loop {
-            match self.heap.first() {
-                Some(top)
-                    if top.deadline_ns <= now_ns
-                        && (expired.fired < limit || last_ns == Some(top.deadline_ns)) => {}
+            if self.first_bucket_due(now_ns) {
+                self.move_first_bucket();
+                continue;
+            }
+            match self.earliest_settled() {
+                Some(next)
+                    if next <= now_ns && (expired.fired < limit || last_ns == Some(next)) => {}
                 _ => break,
             }
-            let entry = self.pop_earliest();
-            self.settle();
+            let from_run = self.run.get(self.run_at).is_some_and(|next| {
+                self.heap
+                    .first()
+                    .map_or(true, |top| next.deadline_ns <= top.deadline_ns)
+            });
+            let entry = if from_run {
+                self.pop_run()
+            } else {
+                self.pop_earliest()
+            };
             last_ns = Some(entry.deadline_ns);
             wakers.extend(self.free_slot(entry.slot));
             let late_ns = now_ns - entry.deadline_ns;
@@ -393,17 +490,23 @@ impl Timers {
             expired.late_max_ns = expired.late_max_ns.max(late_ns);
         }
         // Every timer left is due after the mark; ties with the earliest left stay below it.
-        let mark = match self.heap.first() {
-            Some(top) => now_ns.min(top.deadline_ns - 1),
+        // (A bucket still in the ring starts after `now_ns`.)
+        let mark = match self.earliest_settled() {
+            Some(next) => now_ns.min(next - 1),
             None => now_ns,
         };
         self.fired_through_ns = self.fired_through_ns.max(mark);
+        // The next bucket, when it starts within one, moves now: the driver's next look
+        // then finds its earliest without walking its lists.
+        if self.first_bucket_due(now_ns.saturating_add(1 << BUCKET_SHIFT)) {
+            self.move_first_bucket();
+        }
         expired
     }
 
     /// Timers waiting, in the heap or the ring.
     pub(crate) fn pending(&self) -> usize {
-        self.heap.len() + self.ring.len
+        self.heap.len() + self.run_len + self.ring.len
     }
 
     /// The most timers ever pending at once.
@@ -413,7 +516,7 @@ impl Timers {
 
     /// Bytes of heap memory this structure holds (by capacity, not by use).
     pub(crate) fn allocated_bytes(&self) -> usize {
-        self.heap.capacity() * std::mem::size_of::<Entry>()
+        (self.heap.capacity() + self.run.capacity()) * std::mem::size_of::<Entry>()
             + self.slots.capacity() * std::mem::size_of::<Slot>()
     }
 
@@ -441,50 +544,100 @@ impl Timers {
         }
     }
 
-    /// Moves the ring's earliest buckets into the heap while they might hold a timer due
-    /// before (or with) the heap's earliest, so that the heap's earliest is the earliest of
-    /// all. Run after every change to either.
-    fn settle(&mut self) {
-        while self.ring.len > 0
-            && self
-                .heap
-                .first()
-                .map_or(true, |top| self.ring.first_ns <= top.deadline_ns)
-        {
-            let bucket = self.ring.first_ns >> BUCKET_SHIFT;
-            let index = (bucket % RING as u64) as usize;
-            let mut lanes = std::mem::replace(&mut self.ring.heads[index], [NO_SLOT; LANES]);
-            self.ring.mark(index, false);
-            self.ring.drained = bucket;
-            for &id in lanes.iter().filter(|&&id| id != NO_SLOT) {
-                sys::prefetch_ref(&self.slots[id as usize]);
-            }
-            // Round the lanes, one slot of each a turn: each slot was prefetched a turn ago.
-            let mut open = lanes.iter().filter(|&&id| id != NO_SLOT).count();
-            while open > 0 {
-                for lane in &mut lanes {
-                    let id = *lane;
-                    if id == NO_SLOT {
-                        continue;
-                    }
-                    let slot = &mut self.slots[id as usize];
-                    let (next, deadline_ns) = (slot.next, slot.deadline_ns);
-                    slot.next = NO_SLOT;
-                    match next {
-                        NO_SLOT => open -= 1,
-                        next => sys::prefetch_ref(&self.slots[next as usize]),
-                    }
-                    *lane = next;
-                    self.heap.push(Entry {
-                        deadline_ns,
-                        slot: id,
-                    });
-                    self.sift_up(self.heap.len() - 1);
-                    self.ring.len -= 1;
-                }
-            }
-            self.ring.refresh_first();
+    /// Moves the ring's first bucket out: into the run, sorted, when the run has no timer
+    /// left and room for it (kept by [`Timers::insert`]); otherwise into the heap. The
+    /// driver moves a bucket when its turn comes (`first_bucket_due`), so timers registered
+    /// in any order wait in the ring until then.
+    fn move_first_bucket(&mut self) {
+        let bucket = self.ring.first_ns >> BUCKET_SHIFT;
+        let index = (bucket % RING as u64) as usize;
+        let mut lanes = std::mem::replace(&mut self.ring.heads[index], [NO_SLOT; LANES]);
+        let count = std::mem::replace(&mut self.ring.counts[index], 0) as usize;
+        self.ring.mark(index, false);
+        self.ring.drained = bucket;
+        let into_run = self.run_len == 0 && self.run.capacity() >= count;
+        if into_run {
+            self.run.clear();
+            self.run_at = 0;
         }
+        for &id in lanes.iter().filter(|&&id| id != NO_SLOT) {
+            sys::prefetch_ref(&self.slots[id as usize]);
+        }
+        // Round the lanes, one slot of each a turn: each slot was prefetched a turn ago.
+        let mut open = lanes.iter().filter(|&&id| id != NO_SLOT).count();
+        while open > 0 {
+            for lane in &mut lanes {
+                let id = *lane;
+                if id == NO_SLOT {
+                    continue;
+                }
+                let slot = &mut self.slots[id as usize];
+                let (next, deadline_ns) = (slot.next, slot.deadline_ns);
+                slot.next = NO_SLOT;
+                if into_run {
+                    slot.pos = IN_RUN;
+                }
+                match next {
+                    NO_SLOT => open -= 1,
+                    next => sys::prefetch_ref(&self.slots[next as usize]),
+                }
+                *lane = next;
+                let entry = Entry {
+                    deadline_ns,
+                    slot: id,
+                };
+                if into_run {
+                    self.run.push(entry);
+                } else {
+                    self.heap.push(entry);
+                    self.sift_up(self.heap.len() - 1);
+                }
+                self.ring.len -= 1;
+            }
+        }
+        if into_run {
+            self.run.sort_unstable_by_key(|entry| entry.deadline_ns);
+            self.run_len = count;
+        }
+        self.ring.refresh_first();
+    }
+
+    /// Takes the run's earliest pending entry, prefetching the slot [`RUN_LOOKAHEAD`]
+    /// entries on.
+    fn pop_run(&mut self) -> Entry {
+        let entry = self.run[self.run_at];
+        self.run_len -= 1;
+        self.skip_run_gaps(self.run_at + 1);
+        if let Some(ahead) = self.run.get(self.run_at + RUN_LOOKAHEAD) {
+            if let Some(slot) = self.slots.get(ahead.slot as usize) {
+                sys::prefetch_ref(slot);
+            }
+        }
+        entry
+    }
+
+    /// Takes the timer of slot `id` out of the run, leaving a gap in its place.
+    fn take_from_run(&mut self, id: u32) {
+        let deadline_ns = self.slots[id as usize].deadline_ns;
+        let pending = &self.run[self.run_at..];
+        let from = self.run_at + pending.partition_point(|e| e.deadline_ns < deadline_ns);
+        let at = (from..self.run.len())
+            .find(|&at| self.run[at].slot == id)
+            .expect("a timer in the run is in it");
+        self.run[at].slot = NO_SLOT;
+        self.run_len -= 1;
+        self.slots[id as usize].pos = FREE;
+        if at == self.run_at {
+            self.skip_run_gaps(at + 1);
+        }
+    }
+
+    /// Moves `run_at` to the first pending entry from `from` on, or to the run's end.
+    fn skip_run_gaps(&mut self, from: usize) {
+        self.run_at = self.run[from..]
+            .iter()
+            .position(|e| e.slot != NO_SLOT)
+            .map_or(self.run.len(), |gap| from + gap);
     }
 
     /// Adds the timer of slot `id` at the front of its bucket's list.
@@ -498,8 +651,15 @@ impl Timers {
         let slot = &mut self.slots[id as usize];
         (slot.pos, slot.next, slot.prev) = (IN_RING, head, NO_SLOT);
         self.ring.mark(index, true);
+        self.ring.counts[index] += 1;
         self.ring.len += 1;
-        self.ring.first_ns = self.ring.first_ns.min(bucket << BUCKET_SHIFT);
+        let (start, deadline_ns) = (bucket << BUCKET_SHIFT, self.slots[id as usize].deadline_ns);
+        let ring = &mut self.ring;
+        if start < ring.first_ns {
+            (ring.first_ns, ring.first_min_ns) = (start, Some(deadline_ns));
+        } else if start == ring.first_ns {
+            ring.first_min_ns = ring.first_min_ns.map(|min| min.min(deadline_ns));
+        }
     }
 
     /// Takes the timer of slot `id` out of its bucket.
@@ -507,6 +667,11 @@ impl Timers {
         let slot = &mut self.slots[id as usize];
         let (prev, next) = (slot.prev, slot.next);
         let bucket = slot.deadline_ns >> BUCKET_SHIFT;
+        if bucket << BUCKET_SHIFT == self.ring.first_ns
+            && self.ring.first_min_ns == Some(slot.deadline_ns)
+        {
+            self.ring.first_min_ns = None;
+        }
         (slot.pos, slot.next, slot.prev) = (FREE, NO_SLOT, NO_SLOT);
         let index = (bucket % RING as u64) as usize;
         match prev {
@@ -517,6 +682,7 @@ impl Timers {
             self.slots[next as usize].prev = prev;
         }
         self.ring.len -= 1;
+        self.ring.counts[index] -= 1;
         if self.ring.heads[index].iter().all(|&head| head == NO_SLOT) {
             self.ring.mark(index, false);
             if bucket << BUCKET_SHIFT == self.ring.first_ns {
@@ -604,6 +770,11 @@ impl Timers {
     }
 }
 
+/// Where in the ring the bucket of `deadline_ns` lives.
+fn bucket_index(deadline_ns: u64) -> usize {
+    ((deadline_ns >> BUCKET_SHIFT) % RING as u64) as usize
+}
+
 /// Which of its bucket's lists the timer of slot `id` is on.
 fn lane_of(id: u32) -> usize {
     id as usize % LANES
@@ -642,9 +813,36 @@ mod tests {
 
     const BYTES_PER_TIMER: usize = std::mem::size_of::<Entry>() + std::mem::size_of::<Slot>();
 
-    /// Every structural promise: heap order and positions, each ring timer in its bucket's
-    /// list and after the heap's earliest, the occupancy bits, the counts.
+    /// Every structural promise: heap order and positions, the run's order, gaps and
+    /// count, each ring timer in its bucket's list and after the earliest of the heap and
+    /// the run, the occupancy bits, the counts.
     fn check_positions(timers: &Timers) {
+        let pending_run = &timers.run[timers.run_at..];
+        assert!(
+            pending_run.first().is_none_or(|e| e.slot != NO_SLOT),
+            "run_at is pending"
+        );
+        assert!(
+            pending_run.is_sorted_by_key(|e| e.deadline_ns),
+            "the run is sorted"
+        );
+        let mut in_run = 0;
+        for entry in pending_run.iter().filter(|e| e.slot != NO_SLOT) {
+            let slot = &timers.slots[entry.slot as usize];
+            assert_eq!((slot.pos, slot.deadline_ns), (IN_RUN, entry.deadline_ns));
+            assert!(entry.deadline_ns > timers.fired_through_ns);
+            in_run += 1;
+        }
+        assert_eq!(timers.run_len, in_run);
+        assert_eq!(
+            timers
+                .slots
+                .iter()
+                .filter(|slot| slot.pos == IN_RUN)
+                .count(),
+            in_run,
+            "every timer in the run is in it once"
+        );
         for (pos, entry) in timers.heap.iter().enumerate() {
             let slot = &timers.slots[entry.slot as usize];
             assert_eq!(slot.pos as usize, pos);
@@ -673,17 +871,25 @@ mod tests {
                         index
                     );
                     assert!(slot.deadline_ns > timers.fired_through_ns);
-                    if let Some(top) = timers.heap.first() {
-                        assert!(
-                            top.deadline_ns < slot.deadline_ns,
-                            "the heap's earliest is first"
-                        );
-                    }
                     first_ns = first_ns.min(slot.deadline_ns >> BUCKET_SHIFT << BUCKET_SHIFT);
                     in_ring += 1;
                     (prev, id) = (id, slot.next);
                 }
             }
+            let listed: usize = heads
+                .iter()
+                .map(|&head| {
+                    let listed = |id: u32| Some(id).filter(|&id| id != NO_SLOT);
+                    std::iter::successors(listed(head), |&id| {
+                        listed(timers.slots[id as usize].next)
+                    })
+                    .count()
+                })
+                .sum();
+            assert_eq!(
+                ring.counts[index] as usize, listed,
+                "bucket {index}'s count"
+            );
         }
         assert_eq!(ring.len, in_ring);
         assert_eq!(ring.first_ns, first_ns);
@@ -691,10 +897,16 @@ mod tests {
             timers.heap.capacity() >= timers.pending(),
             "room for every timer"
         );
-        assert!(
-            in_ring == 0 || !timers.heap.is_empty(),
-            "an empty heap takes the ring's"
-        );
+        if let Some(min) = ring.first_min_ns {
+            assert_eq!(
+                min,
+                timers.first_bucket_min(),
+                "the first bucket's earliest"
+            );
+        }
+        if let Some(settled) = timers.earliest_settled() {
+            assert!(settled > timers.fired_through_ns);
+        }
     }
 
     #[test]
