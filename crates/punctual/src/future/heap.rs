@@ -1,7 +1,8 @@
 //! The driver's pending timers: fire times in whole nanoseconds (a sleep's deadline, less
-//! its spin margin when the driver has a spin tail) in an indexed 4-ary min-heap for those
-//! due soon and a ring of buckets for the rest, with each timer's place kept in a slab slot
-//! so that cancelling or moving a timer is O(log n) at worst and allocates nothing.
+//! its spin margin when the driver has a spin tail) in a ring of buckets, the bucket being
+//! fired sorted in a *run*, and an indexed 4-ary min-heap for the rest, with each timer's
+//! place kept in a slab slot so that cancelling or moving a timer is O(log n) at worst and
+//! allocates nothing.
 //!
 //! # Who frees a slot
 //!
@@ -20,23 +21,37 @@
 //! time it halved (a new buffer's page faults), and freeing the last of a burst's storage
 //! under the lock delayed the burst's last timers by about 600 us.
 //!
-//! # The heap and the ring
+//! # The ring, the run and the heap
 //!
-//! Deadlines here are exact nanoseconds, so the timers are fired from a 4-ary heap of
-//! 16-byte entries. But at 100,000 timers such a heap is 1.6 MB, and the executor streams
-//! through many more between two wake-ups of the driver: every pop then missed the cache on
-//! the heap's lower levels and on the slot of each timer it moved, some 400 ns a timer here
-//! (`docs/driver-cost.md`). So the heap holds only the timers due soon. The others wait in a
-//! ring of [`RING`] buckets of 2^[`BUCKET_SHIFT`] ns (524 us; the ring spans 268 ms), each
-//! [`LANES`] lists threaded through the slots: registering, moving or cancelling one is O(1) and
-//! allocates nothing. When the heap's earliest timer is no earlier than the next bucket's
-//! start, that bucket's timers move into the heap, which stays a few hundred timers deep and
-//! in cache. Timers beyond the ring's span go into the heap directly. So the heap's earliest
-//! timer is always the earliest of all, and it alone is what the driver fires.
+//! Deadlines here are exact nanoseconds. A 4-ary heap of 16-byte entries fires them in
+//! order, but at 100,000 timers it is 1.6 MB, and the executor streams through many more
+//! between two wake-ups of the driver: every pop then missed the cache on the heap's lower
+//! levels and on the slot of each timer it moved, some 400 ns a timer here
+//! (`docs/driver-cost.md`). So most timers never enter it:
 //!
-//! The heap keeps room for every pending timer, so that moving one into it never
-//! allocates: a reset from the ring to a time due soon, or a bucket moving in while timers
-//! fire. `punctual bench --scale` measures all of it beside tokio's wheel.
+//! - **The ring**: [`RING`] buckets of 2^[`BUCKET_SHIFT`] ns (524 us; the ring spans
+//!   1.07 s), each [`LANES`] lists threaded through the slots. Registering, moving or
+//!   cancelling a timer there is O(1) and allocates nothing. The first bucket's earliest
+//!   fire time is kept as timers join it (and found again by walking it when its earliest
+//!   leaves), so the driver knows when to wake without taking the bucket out.
+//! - **The run**: a bucket moves out of the ring only when its turn comes: in
+//!   [`Timers::expire`], once its start is due (or within one bucket of it, for the driver's
+//!   next look) and nothing in the run or the heap is later than its start. It goes into the
+//!   run, sorted by fire time, and the driver fires it by moving a cursor along it,
+//!   prefetching the slot [`RUN_LOOKAHEAD`] entries ahead: no heap to keep in order, no
+//!   positions to write into cold slots (38% of the heap's firing time, `perf annotate`).
+//!   A timer cancelled or moved from the run leaves a gap there. The run's room is kept for
+//!   the ring's largest bucket by [`Timers::insert`], so that moving a bucket in never
+//!   allocates; a bucket that outgrew it by resets goes into the heap instead.
+//! - **The heap**: the timers of a bucket that already moved out (registered late, due
+//!   within half a millisecond) and those beyond the ring's span. It keeps room for every
+//!   pending timer, so that moving one into it (a reset) never allocates.
+//!
+//! Bucket moves are left to the driver's turn on purpose: a burst of tasks registers its
+//! timers in random order, and a bucket moved out at the first registration (as one was
+//! while the heap had to hold the earliest of all) sent every later timer due before it to
+//! the heap, 44% of 100,000 in one replay. `punctual bench --scale` measures all of it
+//! beside tokio's wheel.
 
 use std::task::Waker;
 
@@ -57,7 +72,8 @@ const RUN_LOOKAHEAD: usize = 8;
 /// scale runs ask for (1,010 deadlines a millisecond), two of the driver's gathering
 /// wake-ups (`pace.rs`). 262 us buckets measured the same (`docs/driver-cost.md`).
 const BUCKET_SHIFT: u32 = 19;
-/// Buckets in the ring: 268 ms of deadlines ahead.
+/// Buckets in the ring: 1.07 s of deadlines ahead, room for the scale runs' 300 ms of
+/// registration before 100 ms of deadlines, and for most pacing and network timeouts.
 const RING: usize = 2048;
 /// A bucket's timers are on this many lists (by slot number), walked side by side when the
 /// bucket moves into the heap: each slot read is a cache miss at scale, and one list would
@@ -95,7 +111,7 @@ struct Slot {
 /// `drained` and up to `drained + RING`.
 #[derive(Debug)]
 struct Ring {
-    /// Each bucket's lists' first slots, or [`NO_SLOT`]: 16 KB inside the driver, so that
+    /// Each bucket's lists' first slots, or [`NO_SLOT`]: 64 KB inside the driver, so that
     /// no registration allocates them.
     heads: [[u32; LANES]; RING],
     /// Which buckets hold timers, a bit each.
@@ -270,7 +286,9 @@ impl Timers {
             NO_SLOT => {
                 let id = u32::try_from(self.slots.len())
                     .ok()
-                    .filter(|&id| id < FIRST_RESERVED_SLOT)
+                    // Below the ids sleeps reserve, and below the marks of `Slot::pos`,
+                    // so that no heap position is taken for one.
+                    .filter(|&id| id < FIRST_RESERVED_SLOT.min(IN_RUN))
                     .expect("fewer than four billion timers pending at once");
                 self.slots.push(slot);
                 id
@@ -972,7 +990,7 @@ mod tests {
             let mut held: Vec<(u32, u64)> = Vec::new();
             let mut wakers = Vec::new();
             let mut now = 0u64;
-            let mut most_in_ring = 0;
+            let (mut most_in_ring, mut most_in_run) = (0, 0);
             for round in 0..40_000 {
                 match xorshift(&mut x) % 8 {
                     0..=2 => {
@@ -1003,11 +1021,13 @@ mod tests {
                 assert_eq!(timers.pending(), held.len());
                 assert_eq!(timers.earliest(), held.iter().map(|&(_, d)| d).min());
                 most_in_ring = most_in_ring.max(timers.ring.len);
+                most_in_run = most_in_run.max(timers.run_len);
                 if round % 500 == 0 {
                     check_positions(&timers);
                 }
             }
             assert!(most_in_ring > 0, "the ring was used");
+            assert!(most_in_run > 0, "the run was used");
         }
     }
 
@@ -1093,5 +1113,101 @@ mod tests {
         assert_eq!(timers.pending(), 0);
         drop(timers.trim());
         assert!(timers.allocated_bytes() <= MIN_CAPACITY * BYTES_PER_TIMER);
+    }
+
+    /// `n` deadlines in random order over `spread` ns from `from`.
+    fn shuffled(n: usize, from: u64, spread: u64) -> Vec<u64> {
+        let mut x = 0x5851_F42D_4C95_7F2D;
+        (0..n).map(|_| from + xorshift(&mut x) % spread).collect()
+    }
+
+    #[test]
+    fn timers_registered_in_any_order_wait_in_the_ring_until_their_turn() {
+        let mut timers = Timers::default();
+        // A burst's registrations, 300 ms to 400 ms ahead, in random order, and one far
+        // timer (a 10 s timeout) that must not pull the others out of the ring.
+        let deadlines = shuffled(10_000, 300_000_000, 100_000_000);
+        timers.insert(10_000_000_000, waker()).unwrap();
+        for &deadline in &deadlines {
+            timers.insert(deadline, waker()).unwrap();
+        }
+        check_positions(&timers);
+        assert_eq!((timers.heap.len(), timers.ring.len), (1, 10_000));
+        assert_eq!(timers.earliest(), deadlines.iter().copied().min());
+        // Fired as time goes on, every bucket from the run, none through the heap.
+        let mut sorted = deadlines.clone();
+        sorted.sort_unstable();
+        let (mut wakers, mut fired, mut now) = (Vec::new(), 0, 300_000_000);
+        while fired < sorted.len() {
+            now += 250_000;
+            fired += timers.expire(now, usize::MAX, &mut wakers).fired;
+            assert_eq!(fired, sorted.partition_point(|&d| d <= now));
+            assert_eq!(timers.heap.len(), 1, "only the far timer is in the heap");
+            check_positions(&timers);
+        }
+        assert_eq!(timers.pending(), 1);
+    }
+
+    #[test]
+    fn cancelling_and_moving_timers_of_the_run_leaves_it_in_order() {
+        let mut timers = Timers::default();
+        let deadlines = shuffled(1_000, 2_000_000, 500_000);
+        let ids: Vec<u32> = deadlines
+            .iter()
+            .map(|&deadline| timers.insert(deadline, waker()).unwrap())
+            .collect();
+        // Fire the first half of the bucket: the rest is in the run.
+        let mut sorted = deadlines.clone();
+        sorted.sort_unstable();
+        let mut wakers = Vec::new();
+        let middle = sorted[500];
+        assert_eq!(
+            timers.expire(middle - 1, usize::MAX, &mut wakers).fired,
+            500
+        );
+        assert_eq!(timers.run_len, 500);
+        // The earliest pending (at the cursor), one in the middle, and one moved out.
+        let pending: Vec<usize> = (0..1_000).filter(|&i| deadlines[i] >= middle).collect();
+        let at_cursor = *pending.iter().min_by_key(|&&i| deadlines[i]).unwrap();
+        let (in_middle, moved) = (pending[100], pending[200]);
+        assert!(timers.remove(ids[at_cursor]).waker.is_some());
+        assert!(timers.remove(ids[in_middle]).waker.is_some());
+        assert!(timers.reschedule(ids[moved], 900_000_000).is_none());
+        check_positions(&timers);
+        assert_eq!(timers.run_len, 497);
+        let mut expected: Vec<u64> = pending
+            .iter()
+            .filter(|&&i| i != at_cursor && i != in_middle && i != moved)
+            .map(|&i| deadlines[i])
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(timers.earliest(), expected.first().copied());
+        let mut fired = Vec::new();
+        while let Some(next) = timers.earliest().filter(|&next| next < 900_000_000) {
+            assert!(timers.expire(next, 1, &mut wakers).fired >= 1);
+            fired.push(next);
+            check_positions(&timers);
+        }
+        fired.dedup();
+        expected.dedup();
+        assert_eq!(fired, expected);
+        assert_eq!(timers.earliest(), Some(900_000_000));
+    }
+
+    #[test]
+    fn firing_buckets_from_the_run_allocates_nothing() {
+        let mut timers = Timers::default();
+        for deadline in shuffled(10_000, 10_000_000, 100_000_000) {
+            timers.insert(deadline, waker()).unwrap();
+        }
+        let full = timers.allocated_bytes();
+        let mut wakers = Vec::with_capacity(10_000);
+        let mut now = 10_000_000;
+        while timers.pending() > 0 {
+            now += 100_000;
+            timers.expire(now, usize::MAX, &mut wakers);
+            assert_eq!(timers.allocated_bytes(), full, "no realloc while firing");
+        }
+        assert_eq!(wakers.len(), 10_000);
     }
 }

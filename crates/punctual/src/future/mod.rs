@@ -19,11 +19,12 @@
 //! # How it works
 //!
 //! A [`Sleep`] registers its deadline and its task's waker with a driver on its first poll.
-//! The driver thread keeps the pending deadlines due soon in an indexed heap and the others
-//! in a ring of 524 us buckets that move into the heap as their time comes (so cancelling or
-//! moving one is `O(1)` in the ring and `O(log n)` in the heap, and the heap the driver
-//! fires from stays small enough to stay in cache), sleeps natively until the earliest one,
-//! interrupted when an earlier one arrives, and wakes the tasks due. The task then checks the clock itself, so
+//! The driver thread keeps the pending deadlines in a ring of 524 us buckets (1.07 s ahead;
+//! later ones in an indexed heap), sleeps natively until the earliest one, interrupted when
+//! an earlier one arrives, and wakes the tasks due. A bucket leaves the ring only when its
+//! turn comes, sorted by deadline, and the driver fires it in order with a cursor: so
+//! registering, cancelling or moving a timer is `O(1)` in the ring (`O(log n)` in the heap),
+//! and firing one touches its slot and little else. The task then checks the clock itself, so
 //! a `Sleep` completes only once `Instant::now()` has reached its deadline. The driver frees
 //! the slot of each timer it fires and publishes how far it has fired, so a task completing
 //! its sleep takes no lock: at 100,000 timers, giving each fired slot back under the lock
