@@ -40,6 +40,61 @@ pub struct Placement {
     pub cpu_to_spin_sleep: Option<f64>,
     /// The method's p99 over spin_sleep's default's.
     pub p99_to_spin_sleep: Option<f64>,
+    /// How the fixed margins' p99 follows their margin at this wait ([`sweep_order`]):
+    /// near -1 when each larger margin has the lower tail, near 0 when the tail does not
+    /// follow the margin at all. `null` with fewer than three fixed margins measured.
+    pub sweep_order: Option<f64>,
+}
+
+/// The rank correlation (Spearman's, ties at their mean rank) of the fixed margins' p99
+/// with their margin, among `points` (one wait's); `None` with fewer than three.
+///
+/// Near -1, a larger margin buys a lower tail and the frontier is a curve a method can be
+/// placed on. Near 0, the tail is set by stalls longer than any margin swept: the fixed
+/// margins' p99s are then several draws of one distribution, the frontier is the lowest of
+/// them, and a method's ratio against it says little.
+pub fn sweep_order(points: &[FrontierPoint]) -> Option<f64> {
+    let sweep: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|p| p.family == Family::FixedMargin && p.summary.lateness.samples > 0)
+        .filter_map(|p| Some((p.setting_ns? as f64, p.summary.lateness.p99_ns as f64)))
+        .collect();
+    if sweep.len() < 3 {
+        return None;
+    }
+    let margins = ranks(&sweep.iter().map(|s| s.0).collect::<Vec<_>>());
+    let p99s = ranks(&sweep.iter().map(|s| s.1).collect::<Vec<_>>());
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (mm, mp) = (mean(&margins), mean(&p99s));
+    let cov: f64 = margins
+        .iter()
+        .zip(&p99s)
+        .map(|(a, b)| (a - mm) * (b - mp))
+        .sum();
+    let var = |v: &[f64], m: f64| v.iter().map(|a| (a - m) * (a - m)).sum::<f64>();
+    let spread = (var(&margins, mm) * var(&p99s, mp)).sqrt();
+    // Every p99 equal (or every margin): no order to speak of.
+    Some(if spread > 0.0 { cov / spread } else { 0.0 })
+}
+
+/// Each value's rank, from 0, ties sharing their mean rank.
+fn ranks(values: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut ranks = vec![0.0; values.len()];
+    let mut start = 0;
+    while start < order.len() {
+        let tied = order[start..]
+            .iter()
+            .take_while(|&&i| values[i] == values[order[start]])
+            .count();
+        let rank = start as f64 + (tied - 1) as f64 / 2.0;
+        order[start..start + tied]
+            .iter()
+            .for_each(|&i| ranks[i] = rank);
+        start += tied;
+    }
+    ranks
 }
 
 /// `(cpu_ns_per_wait, p99_ns, label)` of a frontier point.
@@ -109,6 +164,7 @@ fn ratio(a: u64, b: u64) -> Option<f64> {
 /// The placements of the adaptive methods among `points` (one wait's).
 pub fn place_all(points: &[FrontierPoint]) -> Vec<Placement> {
     let frontier = frontier(points);
+    let order = sweep_order(points);
     let default = points
         .iter()
         .find(|p| p.family == Family::SpinSleep && p.default && p.summary.lateness.samples > 0);
@@ -133,6 +189,7 @@ pub fn place_all(points: &[FrontierPoint]) -> Vec<Placement> {
                 spin_sleep_default_p99_ns: theirs.map(|t| t.1),
                 cpu_to_spin_sleep: theirs.and_then(|t| ratio(cpu, t.0)),
                 p99_to_spin_sleep: theirs.and_then(|t| ratio(p99, t.1)),
+                sweep_order: order,
             }
         })
         .collect()
@@ -152,6 +209,35 @@ mod tests {
         assert_eq!(frontier_at(&corners(), 30_000).0, Some(32));
         assert_eq!(frontier_at(&corners(), 20_000).0, Some(100));
         assert_eq!(frontier_at(&corners(), 15_000).1, "between a and b");
+    }
+
+    fn margin(setting_us: u64, p99_ns: u64) -> FrontierPoint {
+        let mut p = point(Family::FixedMargin, "m", setting_us * 1_000, p99_ns);
+        p.setting_ns = Some(setting_us * 1_000);
+        p
+    }
+
+    #[test]
+    fn the_sweep_order_says_whether_the_tail_follows_the_margin() {
+        let falling: Vec<_> = [(0, 900), (10, 500), (20, 90), (40, 30)]
+            .map(|(m, p99)| margin(m, p99))
+            .into();
+        assert_eq!(sweep_order(&falling), Some(-1.0));
+        // Stalls past every margin: the p99s are draws in no order.
+        let unordered: Vec<_> = [(0, 1_440), (10, 1_140), (20, 1_860), (40, 1_380)]
+            .map(|(m, p99)| margin(m, p99))
+            .into();
+        let r = sweep_order(&unordered).unwrap();
+        assert!(r.abs() < 0.3, "{r}");
+        // Ties share their mean rank; equal p99s have no order.
+        let flat: Vec<_> = [(0, 5), (10, 5), (20, 5)]
+            .map(|(m, p99)| margin(m, p99))
+            .into();
+        assert_eq!(sweep_order(&flat), Some(0.0));
+        assert_eq!(ranks(&[3.0, 1.0, 3.0, 2.0]), [2.5, 0.0, 2.5, 1.0]);
+        // Too few margins, or none, say nothing.
+        assert_eq!(sweep_order(&falling[..2]), None);
+        assert_eq!(sweep_order(&[]), None);
     }
 
     fn point(family: Family, label: &str, cpu_ns: u64, p99_ns: u64) -> FrontierPoint {

@@ -94,6 +94,20 @@ fn placement(out: &mut String, p: &Placement) {
     }
 }
 
+/// What the fixed margins' rank correlation of p99 with margin says of the frontier.
+fn describe_order(order: f64) -> String {
+    let verdict = if order <= -0.7 {
+        "the tail follows the margin, and the frontier is a curve to be placed on"
+    } else if order <= -0.3 {
+        "the tail follows the margin only loosely, so a ratio against the frontier is rough"
+    } else {
+        "the tail does not follow the margin: stalls longer than any margin swept set it, the \
+         frontier is the lowest of several draws of one distribution, and a ratio against it \
+         says little"
+    };
+    format!("fixed margins: p99 against margin, rank correlation {order:+.2}: {verdict}")
+}
+
 pub fn render(report: &FrontierReport) -> String {
     let mut out = String::from(
         "punctual bench --frontier: CPU per wait against tail lateness, on this machine\n",
@@ -115,8 +129,14 @@ pub fn render(report: &FrontierReport) -> String {
         let points: Vec<&FrontierPoint> =
             report.points.iter().filter(|p| p.wait_ns == wait).collect();
         points.iter().for_each(|p| row(&mut out, p));
-        for p in report.placements.iter().filter(|p| p.wait_ns == wait) {
-            placement(&mut out, p);
+        let placed: Vec<&Placement> = report
+            .placements
+            .iter()
+            .filter(|p| p.wait_ns == wait)
+            .collect();
+        placed.iter().for_each(|p| placement(&mut out, p));
+        if let Some(order) = placed.first().and_then(|p| p.sweep_order) {
+            let _ = writeln!(out, "  {}", describe_order(order));
         }
         for p in &points {
             let s = &p.summary;
