@@ -143,6 +143,9 @@ pub struct Placement {
     pub frontier_basis: String,
     #[serde(default)]
     pub p99_to_frontier: Option<f64>,
+    /// The fixed margins' rank correlation of p99 with margin; exports before it lack it.
+    #[serde(default)]
+    pub sweep_order: Option<f64>,
 }
 
 impl Export {

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use super::html::{Cell, Table};
 use super::model::{Export, Row, Run};
+use crate::bench::frontier::sweep_verdict;
 use crate::output::table::cpu_share_label;
 use crate::units::{format_duration, format_nanos, wait_label};
 
@@ -338,8 +339,14 @@ pub fn placements(export: &Export) -> Vec<String> {
                 ),
                 _ => format!("not placed against the frontier ({})", p.frontier_basis),
             };
+            let order = p.sweep_order.map_or(String::new(), |order| {
+                format!(
+                    " Fixed margins' p99 against margin: rank correlation {order:+.2}; {}.",
+                    sweep_verdict(order)
+                )
+            });
             format!(
-                "At {}, {} woke with a p99 of {} for {} CPU per wait: {against}.",
+                "At {}, {} woke with a p99 of {} for {} CPU per wait: {against}.{order}",
                 wait_name(p.wait_ns),
                 p.method,
                 format_nanos(p.p99_ns as f64),

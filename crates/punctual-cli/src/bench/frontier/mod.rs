@@ -27,6 +27,7 @@ use crate::environment::Environment;
 use crate::export::json::{percentiles, PercentilePoint};
 use crate::output::progress::Progress;
 pub use contenders::Family;
+pub use placement::sweep_verdict;
 pub use placement::Placement;
 
 /// A checked `punctual bench --frontier` invocation.

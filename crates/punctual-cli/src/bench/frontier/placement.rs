@@ -77,6 +77,19 @@ pub fn sweep_order(points: &[FrontierPoint]) -> Option<f64> {
     Some(if spread > 0.0 { cov / spread } else { 0.0 })
 }
 
+/// What a [`sweep_order`] says of the frontier, in words.
+pub fn sweep_verdict(order: f64) -> &'static str {
+    if order <= -0.7 {
+        "the tail follows the margin, and the frontier is a curve to be placed on"
+    } else if order <= -0.3 {
+        "the tail follows the margin only loosely, so a ratio against the frontier is rough"
+    } else {
+        "the tail does not follow the margin: stalls longer than any margin swept set it, the \
+         frontier is the lowest of several draws of one distribution, and a ratio against it \
+         says little"
+    }
+}
+
 /// Each value's rank, from 0, ties sharing their mean rank.
 fn ranks(values: &[f64]) -> Vec<f64> {
     let mut order: Vec<usize> = (0..values.len()).collect();

@@ -96,16 +96,10 @@ fn placement(out: &mut String, p: &Placement) {
 
 /// What the fixed margins' rank correlation of p99 with margin says of the frontier.
 fn describe_order(order: f64) -> String {
-    let verdict = if order <= -0.7 {
-        "the tail follows the margin, and the frontier is a curve to be placed on"
-    } else if order <= -0.3 {
-        "the tail follows the margin only loosely, so a ratio against the frontier is rough"
-    } else {
-        "the tail does not follow the margin: stalls longer than any margin swept set it, the \
-         frontier is the lowest of several draws of one distribution, and a ratio against it \
-         says little"
-    };
-    format!("fixed margins: p99 against margin, rank correlation {order:+.2}: {verdict}")
+    format!(
+        "fixed margins: p99 against margin, rank correlation {order:+.2}: {}",
+        super::placement::sweep_verdict(order)
+    )
 }
 
 pub fn render(report: &FrontierReport) -> String {
