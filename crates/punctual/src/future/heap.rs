@@ -440,9 +440,19 @@ impl Timers {
 
     /// The earliest fire time in the heap and the run.
     fn earliest_settled(&self) -> Option<u64> {
+        self.next_settled().map(|(deadline_ns, _)| deadline_ns)
+    }
+
+    /// The earliest fire time in the heap and the run, and whether it is the run's (the
+    /// run's on a tie).
+    fn next_settled(&self) -> Option<(u64, bool)> {
         match (self.heap.first(), self.run.get(self.run_at)) {
-            (Some(top), Some(next)) => Some(top.deadline_ns.min(next.deadline_ns)),
-            (top, next) => top.or(next).map(|e| e.deadline_ns),
+            (Some(top), Some(next)) if top.deadline_ns < next.deadline_ns => {
+                Some((top.deadline_ns, false))
+            }
+            (_, Some(next)) => Some((next.deadline_ns, true)),
+            (Some(top), None) => Some((top.deadline_ns, false)),
+            (None, None) => None,
         }
     }
 
@@ -485,16 +495,14 @@ impl Timers {
                 self.move_first_bucket();
                 continue;
             }
-            match self.earliest_settled() {
-                Some(next)
-                    if next <= now_ns && (expired.fired < limit || last_ns == Some(next)) => {}
+            let from_run = match self.next_settled() {
+                Some((next, from_run))
+                    if next <= now_ns && (expired.fired < limit || last_ns == Some(next)) =>
+                {
+                    from_run
+                }
                 _ => break,
-            }
-            let from_run = self.run.get(self.run_at).is_some_and(|next| {
-                self.heap
-                    .first()
-                    .map_or(true, |top| next.deadline_ns <= top.deadline_ns)
-            });
+            };
             let entry = if from_run {
                 self.pop_run()
             } else {
@@ -568,7 +576,7 @@ impl Timers {
     /// in any order wait in the ring until then.
     fn move_first_bucket(&mut self) {
         let bucket = self.ring.first_ns >> BUCKET_SHIFT;
-        let index = (bucket % RING as u64) as usize;
+        let index = bucket_index(self.ring.first_ns);
         let mut lanes = std::mem::replace(&mut self.ring.heads[index], [NO_SLOT; LANES]);
         let count = std::mem::replace(&mut self.ring.counts[index], 0) as usize;
         self.ring.mark(index, false);
@@ -660,8 +668,8 @@ impl Timers {
 
     /// Adds the timer of slot `id` at the front of its bucket's list.
     fn link(&mut self, id: u32) {
-        let bucket = self.slots[id as usize].deadline_ns >> BUCKET_SHIFT;
-        let index = (bucket % RING as u64) as usize;
+        let deadline_ns = self.slots[id as usize].deadline_ns;
+        let (bucket, index) = (deadline_ns >> BUCKET_SHIFT, bucket_index(deadline_ns));
         let head = std::mem::replace(&mut self.ring.heads[index][lane_of(id)], id);
         if head != NO_SLOT {
             self.slots[head as usize].prev = id;
@@ -671,7 +679,7 @@ impl Timers {
         self.ring.mark(index, true);
         self.ring.counts[index] += 1;
         self.ring.len += 1;
-        let (start, deadline_ns) = (bucket << BUCKET_SHIFT, self.slots[id as usize].deadline_ns);
+        let start = bucket << BUCKET_SHIFT;
         let ring = &mut self.ring;
         if start < ring.first_ns {
             (ring.first_ns, ring.first_min_ns) = (start, Some(deadline_ns));
@@ -690,8 +698,8 @@ impl Timers {
         {
             self.ring.first_min_ns = None;
         }
+        let index = bucket_index(slot.deadline_ns);
         (slot.pos, slot.next, slot.prev) = (FREE, NO_SLOT, NO_SLOT);
-        let index = (bucket % RING as u64) as usize;
         match prev {
             NO_SLOT => self.ring.heads[index][lane_of(id)] = next,
             prev => self.slots[prev as usize].next = next,
@@ -701,7 +709,7 @@ impl Timers {
         }
         self.ring.len -= 1;
         self.ring.counts[index] -= 1;
-        if self.ring.heads[index].iter().all(|&head| head == NO_SLOT) {
+        if self.ring.counts[index] == 0 {
             self.ring.mark(index, false);
             if bucket << BUCKET_SHIFT == self.ring.first_ns {
                 self.ring.refresh_first();
@@ -877,6 +885,7 @@ mod tests {
             let occupied = ring.occupied[index / 64] >> (index % 64) & 1 == 1;
             let empty = heads.iter().all(|&head| head == NO_SLOT);
             assert_eq!(occupied, !empty, "bucket {index}'s bit");
+            let mut listed = 0;
             for (lane, &head) in heads.iter().enumerate() {
                 let (mut id, mut prev) = (head, NO_SLOT);
                 while id != NO_SLOT {
@@ -884,26 +893,14 @@ mod tests {
                     assert_eq!((slot.pos, slot.prev), (IN_RING, prev));
                     assert_eq!(lane_of(id), lane);
                     assert!(ring.covers(slot.deadline_ns));
-                    assert_eq!(
-                        ((slot.deadline_ns >> BUCKET_SHIFT) % RING as u64) as usize,
-                        index
-                    );
+                    assert_eq!(bucket_index(slot.deadline_ns), index);
                     assert!(slot.deadline_ns > timers.fired_through_ns);
                     first_ns = first_ns.min(slot.deadline_ns >> BUCKET_SHIFT << BUCKET_SHIFT);
                     in_ring += 1;
+                    listed += 1;
                     (prev, id) = (id, slot.next);
                 }
             }
-            let listed: usize = heads
-                .iter()
-                .map(|&head| {
-                    let listed = |id: u32| Some(id).filter(|&id| id != NO_SLOT);
-                    std::iter::successors(listed(head), |&id| {
-                        listed(timers.slots[id as usize].next)
-                    })
-                    .count()
-                })
-                .sum();
             assert_eq!(
                 ring.counts[index] as usize, listed,
                 "bucket {index}'s count"
