@@ -308,9 +308,9 @@ impl MarginEstimator {
     /// [`MarginEstimator::record_in`]).
     pub(crate) fn plan_classed(&self, wait: Duration) -> (Plan, LengthClass) {
         // The native part is `wait - margin`, and the margin depends on the native length:
-        // a first guess from the whole wait settles it. The margin never exceeds the budget,
-        // so neither may the guess, or a tail longer than the wait would send the lookup to
-        // the bucket of sleeps near zero.
+        // a first guess from the whole wait settles it. The guess is kept within the budget
+        // (a margin passes it by no more than the floor of recent oversleeps), or a tail
+        // longer than the wait would send the lookup to the bucket of sleeps near zero.
         let budget = wait.mul_f64(self.config.budget());
         let native = wait.saturating_sub(self.margin_for_native(wait).min(budget));
         let class = LengthClass(bucket_of(native) as u8);
