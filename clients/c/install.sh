@@ -3,22 +3,28 @@
 # include/ (punctual.h, punctual.hpp), lib/pkgconfig/punctual.pc, and bin/punctual-waits
 # (the example that compares the strategies, examples/waits.c).
 #
-#   clients/c/install.sh PREFIX [--target x86_64-pc-windows-gnu] [--debug]
+#   clients/c/install.sh PREFIX [--target x86_64-pc-windows-gnu] [--debug | --profile NAME] [--glibc 2.17]
 #
 # Linux: lib/libpunctual.so.0.1.0 with its libpunctual.so.0 and libpunctual.so links, and
 # lib/libpunctual.a. Windows (cross-built with Debian's mingw-w64): bin/punctual.dll, its
-# import library lib/libpunctual.dll.a, and lib/libpunctual.a. --debug installs the dev
-# profile's build instead of the release one (scripts/check-c does, to reuse the tests' build).
+# import library lib/libpunctual.dll.a, lib/punctual.def and lib/libpunctual.a. --debug installs
+# the dev profile's build instead of the release one (scripts/check-c does, to reuse the
+# tests' build); --profile dist is the stripped one scripts/release ships. punctual.pc finds
+# the prefix from its own place (${pcfiledir}), so the tree can be moved or unpacked anywhere.
+# --glibc VERSION links the Linux library against that glibc with cargo-zigbuild (the
+# release's 2.17, manylinux2014's), so it loads on older systems than the build machine.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 prefix=${1:?usage: install.sh PREFIX [--target TRIPLE] [--debug]}
 shift
-target="" profile=release
+target="" profile=release glibc=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --target) target=$2; shift 2 ;;
-    --debug) profile=debug; shift ;;
+    --debug) profile=dev; shift ;;
+    --profile) profile=$2; shift 2 ;;
+    --glibc) glibc=$2; shift 2 ;;
     *) echo "install.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -26,11 +32,19 @@ mkdir -p "$prefix"
 prefix=$(cd "$prefix" && pwd)
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$here/Cargo.toml" | head -1)
 
-cargo_args=(build -p punctual-c --lib --manifest-path "$root/Cargo.toml")
-[ "$profile" = release ] && cargo_args+=(--release)
-[ -n "$target" ] && cargo_args+=(--target "$target")
+cargo_args=(build -p punctual-c --lib --manifest-path "$root/Cargo.toml" --profile "$profile")
+target_dir="$root/target"
+if [ -n "$glibc" ]; then
+  # zig links against the glibc asked for; a target directory of its own, so that no
+  # library linked against this machine's glibc is taken for one of those.
+  target=${target:-x86_64-unknown-linux-gnu}
+  target_dir="$root/target/zig"
+  cargo_args=(zigbuild "${cargo_args[@]:1}" --target "$target.$glibc" --target-dir "$target_dir")
+elif [ -n "$target" ]; then
+  cargo_args+=(--target "$target")
+fi
 cargo "${cargo_args[@]}"
-out="$root/target/${target:+$target/}$profile"
+out="$target_dir/${target:+$target/}$([ "$profile" = dev ] && echo debug || echo "$profile")"
 
 mkdir -p "$prefix/lib/pkgconfig" "$prefix/include" "$prefix/bin"
 install -m 644 "$here/include/punctual.h" "$here/include/punctual.hpp" "$prefix/include/"
@@ -66,7 +80,7 @@ case "$target" in
 esac
 
 cat > "$prefix/lib/pkgconfig/punctual.pc" <<PC
-prefix=$prefix
+prefix=\${pcfiledir}/../..
 libdir=\${prefix}/lib
 includedir=\${prefix}/include
 

@@ -9,7 +9,8 @@
 # On Windows a DLL must name the DLL its imports come from: win53 links against an import
 # library for lua53-64.dll (Cheat Engine 7.x's Lua), made with dlltool from
 # windows/lua53-64.def; LUA_DLL=NAME names another host DLL (lua53, lua5.3, ...).
-# PROFILE=dev builds unoptimised (release by default).
+# PROFILE=dev builds unoptimised (release by default). GLIBC=2.17 links a Linux module against
+# that glibc with cargo-zigbuild (as scripts/release does), in a target directory of its own.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 version=${1:?usage: build.sh 5.1|5.3|5.4|jit|win53 OUTDIR}
@@ -44,7 +45,12 @@ if [ "$version" = win53 ]; then
   cp "$target_dir/x86_64-pc-windows-gnu/$profile_dir/punctual_lua.dll" "$out/punctual.dll"
   echo "build.sh: $out/punctual.dll (Lua 5.3, imports from $dll.dll)"
 else
-  "$cargo" "${args[@]}"
-  cp "$target_dir/$profile_dir/libpunctual_lua.so" "$out/punctual.so"
+  if [ -n "${GLIBC:-}" ]; then
+    "$cargo" zigbuild "${args[@]:1}" --target "x86_64-unknown-linux-gnu.$GLIBC" --target-dir "$target_dir/zig"
+    cp "$target_dir/zig/x86_64-unknown-linux-gnu/$profile_dir/libpunctual_lua.so" "$out/punctual.so"
+  else
+    "$cargo" "${args[@]}"
+    cp "$target_dir/$profile_dir/libpunctual_lua.so" "$out/punctual.so"
+  fi
   echo "build.sh: $out/punctual.so (Lua $version)"
 fi

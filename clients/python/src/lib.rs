@@ -27,6 +27,9 @@ use pyo3::prelude::*;
 fn _punctual(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     clock::Frame::get(py)?;
+    // The package's version, which is the crate's (pyproject.toml repeats it; the release
+    // checks that they agree).
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(sleep::sleep, m)?)?;
     m.add_function(wrap_pyfunction!(sleep::sleep_until, m)?)?;
     m.add_function(wrap_pyfunction!(sleep::sleep_until_ns, m)?)?;

@@ -19,6 +19,7 @@ Every wait releases the GIL, and Ctrl-C interrupts a long one with ``KeyboardInt
 """
 
 from ._punctual import (
+    __version__,
     Deadline,
     PollTimeout,
     Sleeper,
@@ -34,6 +35,7 @@ from ._punctual import (
 )
 
 __all__ = [
+    "__version__",
     "Deadline",
     "PollTimeout",
     "Sleeper",

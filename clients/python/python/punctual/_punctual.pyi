@@ -7,6 +7,7 @@ _T = TypeVar("_T")
 _Seconds = Union[int, float]
 
 __all__ = [
+    "__version__",
     "sleep",
     "sleep_until",
     "sleep_until_ns",
@@ -25,6 +26,8 @@ __all__ = [
     "driver_stats",
     "_take_wakes",
 ]
+
+__version__: str
 
 @final
 class Wake:

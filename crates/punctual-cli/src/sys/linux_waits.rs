@@ -124,6 +124,9 @@ pub fn poll_ms(timeout_ms: i32) -> io::Result<()> {
 
 /// `select(2)` on no descriptors for `seconds` and `micros`, resumed with what Linux left in
 /// the timeval after a signal.
+// The libc crate marks `time_t` deprecated on musl, for its coming change to 64 bits;
+// `try_from` saturates at whichever width it has.
+#[allow(deprecated)]
 pub fn select(seconds: u64, micros: u32) -> io::Result<()> {
     let mut timeout = libc::timeval {
         tv_sec: libc::time_t::try_from(seconds).unwrap_or(libc::time_t::MAX),

@@ -5,6 +5,9 @@ use std::io;
 use std::time::Duration;
 
 /// `span` as a `timespec`, the seconds saturating at `time_t::MAX`.
+// The libc crate marks `time_t` deprecated on musl, for its coming change to 64 bits;
+// `try_from` saturates at whichever width it has.
+#[allow(deprecated)]
 pub(super) fn timespec(span: Duration) -> libc::timespec {
     libc::timespec {
         tv_sec: libc::time_t::try_from(span.as_secs()).unwrap_or(libc::time_t::MAX),

@@ -62,9 +62,16 @@ fn monotonic_now() -> libc::timespec {
 
 fn add_nanos(ts: libc::timespec, nanos: u64) -> libc::timespec {
     let total = ts.tv_nsec as u64 + nanos % NANOS_PER_SEC;
-    let secs = (nanos / NANOS_PER_SEC + total / NANOS_PER_SEC) as libc::time_t;
+    let secs = i64::try_from(nanos / NANOS_PER_SEC + total / NANOS_PER_SEC).unwrap_or(i64::MAX);
+    // `tv_sec` is a `c_long` on every Linux libc the crate builds for (64 bits, or 32 on
+    // 32-bit ARM's glibc), so a deadline past its range saturates there rather than
+    // wrapping into the past. (`libc::time_t` is not named: the libc crate marks it
+    // deprecated for musl.)
+    #[allow(clippy::useless_conversion)] // i64 to i64 where time_t is 64 bits
+    let tv_sec = i64::from(ts.tv_sec).saturating_add(secs);
     libc::timespec {
-        tv_sec: ts.tv_sec.saturating_add(secs),
+        #[allow(clippy::useless_conversion)]
+        tv_sec: tv_sec.try_into().unwrap_or(libc::c_long::MAX),
         tv_nsec: (total % NANOS_PER_SEC) as libc::c_long,
     }
 }
