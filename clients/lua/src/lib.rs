@@ -19,6 +19,7 @@ mod clock;
 mod poll;
 mod probe;
 mod sleep;
+mod sys;
 mod ticker;
 
 use mlua::{Lua, Result, Table, Value};

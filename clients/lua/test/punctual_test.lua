@@ -277,6 +277,41 @@ test("probe: a verdict on the plain sleep, and on a sleep the script passes", fu
   assert(host.floor >= 1.5)
 end)
 
+local windows = package.config:sub(1, 1) == "\\"
+
+test("probe times the OS's plain sleep: Win32 Sleep on Windows", function()
+  local verdict = punctual.probe({ samples = 1 })
+  local expected = windows and "Win32 Sleep()" or "std::thread::sleep"
+  assert(verdict.primitive == expected, "timed " .. tostring(verdict.primitive))
+  assert(punctual.probe({ sleep = function(ms) punctual.sleep(ms) end, samples = 1 }).primitive == nil)
+end)
+
+-- Win32 Sleep on the default timer: a request ends at the first 15.625 ms tick edge at or
+-- after it (edges counted on now()'s clock), and Sleep(0) only yields.
+local TICK = 15.625
+local function tick_sleep(ms)
+  if ms > 0 then
+    punctual.sleep_until(math.ceil((now() + ms) / TICK) * TICK)
+  end
+end
+
+test("probe finds the 15.625 ms tick of a Win32-like sleep", function()
+  local verdict = punctual.probe({ sleep = tick_sleep, samples = 2 })
+  assert(verdict.sleep == "host" and verdict.quantized, "no quantum found")
+  assert(math.abs(verdict.quantum - TICK) < 1, "quantum " .. verdict.quantum)
+  assert(verdict.overshoot == nil)
+  -- At least a tick less the lateness of the wake before it.
+  assert(verdict.floor > TICK / 2, "a 1 ms request cost " .. verdict.floor)
+  local by_request = {}
+  for _, row in ipairs(verdict.costs) do
+    by_request[row.request] = row.cost
+  end
+  -- 1 to 10 cost one tick, 16 to 30 two: the seed's floor and its step at 16.
+  assert(by_request[16] > 1.5 * by_request[10], "16 ms cost " .. by_request[16])
+  local sheet = punctual.cheat_sheet(verdict.quantum)
+  assert(#sheet == 10 and math.abs(sheet[1].request - 8) <= 1, "k = 1: sleep(" .. sheet[1].request .. ")")
+end)
+
 test("timer_info names the mechanism", function()
   local info = punctual.timer_info()
   assert(type(info.mechanism) == "string" and #info.mechanism > 0)
