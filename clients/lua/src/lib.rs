@@ -18,6 +18,7 @@ mod args;
 mod clock;
 mod poll;
 mod probe;
+mod pump;
 mod sleep;
 mod sys;
 mod ticker;
@@ -38,6 +39,7 @@ fn punctual_lua(lua: &Lua) -> Result<Table> {
     poll::register(lua, &core)?;
     ticker::register(lua, &core)?;
     probe::register(lua, &core)?;
+    pump::register(lua, &core)?;
     core.set("version", env!("CARGO_PKG_VERSION"))?;
     lua.load(PRELUDE)
         .set_name("=punctual.lua")

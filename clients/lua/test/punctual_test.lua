@@ -312,6 +312,74 @@ test("probe finds the 15.625 ms tick of a Win32-like sleep", function()
   assert(#sheet == 10 and math.abs(sheet[1].request - 8) <= 1, "k = 1: sleep(" .. sheet[1].request .. ")")
 end)
 
+-- Cheat Engine's pumps as globals for the length of `body`, counting their calls.
+local function with_pumps(names, body)
+  local calls = {}
+  for _, name in ipairs(names) do
+    calls[name] = 0
+    _G[name] = function()
+      calls[name] = calls[name] + 1
+    end
+  end
+  local ok, err = pcall(body, calls)
+  for _, name in ipairs(names) do
+    _G[name] = nil
+  end
+  assert(ok, err)
+end
+
+test("default pump: processMessagesPaintOnly, else processMessages, else none, looked up per call", function()
+  assert(punctual.default_pump() == "none" and select(2, punctual.default_pump()) == nil)
+  with_pumps({ "processMessages" }, function(calls)
+    local name, f = punctual.default_pump()
+    assert(name == "processMessages" and f == processMessages)
+    local ok, err = pcall(punctual.poll_until, function() end, { timeout = 30, step = 5 })
+    assert(not ok and err.kind == "timeout" and err.pump == "processMessages", tostring(err))
+    assert(calls.processMessages == err.polls - 1, calls.processMessages .. " pumps, " .. err.polls .. " polls")
+  end)
+  with_pumps({ "processMessagesPaintOnly", "processMessages" }, function(calls)
+    assert(punctual.default_pump() == "processMessagesPaintOnly")
+    local ok, err = pcall(punctual.poll_until, function() end, { timeout = 25, step = 5 })
+    assert(not ok and err.pump == "processMessagesPaintOnly", tostring(err))
+    assert(calls.processMessagesPaintOnly == err.polls - 1 and calls.processMessages == 0)
+  end)
+  local ok, err = pcall(punctual.poll_until, function() end, { timeout = 5 })
+  assert(not ok and err.pump == "none")
+end)
+
+-- The pump a timed-out poll_until reports, for these options.
+local function pump_named(options)
+  options.timeout, options.step = 3, 1
+  local ok, err = pcall(punctual.poll_until, function() end, options)
+  assert(not ok and err.kind == "timeout", tostring(err))
+  return err.pump
+end
+
+test("pump = false is no pump; a nil pump is the default; a function is named", function()
+  with_pumps({ "processMessagesPaintOnly" }, function(calls)
+    assert(pump_named({ pump = false }) == "none" and calls.processMessagesPaintOnly == 0)
+    -- A misspelt global is nil, and so no key at all: the default's lookup decides.
+    assert(pump_named({ pump = processMessagesPaintOnlyy }) == "processMessagesPaintOnly")
+    assert(pump_named({ pump = processMessagesPaintOnly }) == "processMessagesPaintOnly")
+    assert(pump_named({ pump = function() end }) == "given")
+  end)
+end)
+
+test("before_sleep is pump's other name, and the two are one hook", function()
+  local events = {}
+  local ok, err = pcall(punctual.poll_until, function()
+    events[#events + 1] = "c"
+  end, { timeout = 20, step = 4, before_sleep = function()
+    events[#events + 1] = "p"
+  end })
+  assert(not ok and err.kind == "timeout" and err.pump == "given", tostring(err))
+  for i, e in ipairs(events) do
+    assert(e == (i % 2 == 1 and "c" or "p"), "order " .. table.concat(events))
+  end
+  assert(events[#events] == "c")
+  assert(pump_named({ before_sleep = false }) == "none")
+end)
+
 test("timer_info names the mechanism", function()
   local info = punctual.timer_info()
   assert(type(info.mechanism) == "string" and #info.mechanism > 0)
@@ -371,6 +439,11 @@ test("bad arguments are Lua errors with clear messages", function()
     { "probe sleep 5", punctual.probe, { sleep = 5 }, "'sleep'" },
     { "probe bogus", punctual.probe, { bogus = 1 }, "unknown option" },
     { "probe 'x'", punctual.probe, "x", "a table expected" },
+    { "pump true", punctual.poll_until, function() end, { timeout = 10, pump = true }, "or false for no pump" },
+    { "pump name", punctual.poll_until, function() end, { timeout = 10, pump = "processMessages" }, "string \"processMessages\"" },
+    { "pump table", punctual.poll_until, function() end, { timeout = 10, pump = {} }, "got table" },
+    { "before_sleep 5", punctual.poll_until, function() end, { timeout = 10, before_sleep = 5 }, "'before_sleep'" },
+    { "pump and before_sleep", punctual.poll_until, function() end, { timeout = 10, pump = print, before_sleep = print }, "give one" },
   }
   for _, case in ipairs(cases) do
     local label, f, want = case[1], case[2], case[#case]
@@ -405,6 +478,13 @@ test("argument errors point at the caller's line", function()
     punctual.ticker(0)
   end)
   assert(err2:match("punctual_test%.lua:%d+: punctual%.ticker"), err2)
+  for _, call in ipairs({
+    function() punctual.poll_until(function() end, { timeout = 1, pump = true }) end,
+    function() punctual.poll_until(function() end, { timeout = 1, before_sleep = 1 }) end,
+  }) do
+    local e = rejects("pump", call)
+    assert(e:match("punctual_test%.lua:%d+: punctual%.%a+"), e)
+  end
 end)
 
 print(string.format("%d passed, %d failed", passed, failed))
