@@ -22,6 +22,7 @@ mod pump;
 mod sleep;
 mod sys;
 mod ticker;
+mod wait;
 
 use mlua::{Lua, Result, Table, Value};
 
@@ -40,6 +41,7 @@ fn punctual_lua(lua: &Lua) -> Result<Table> {
     ticker::register(lua, &core)?;
     probe::register(lua, &core)?;
     pump::register(lua, &core)?;
+    wait::register(lua, &core)?;
     core.set("version", env!("CARGO_PKG_VERSION"))?;
     lua.load(PRELUDE)
         .set_name("=punctual.lua")

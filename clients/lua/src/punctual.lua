@@ -4,7 +4,8 @@
 -- One error rule for the whole module: every failure raises a Lua error. A bad argument
 -- raises a string naming the function and the argument, at the caller's line (as
 -- luaL_argerror does); poll_until's two failures, a timeout and the condition's (or the
--- pump's) own, raise a table with a `kind` field and a __tostring. Nothing returns `nil, err`, so no failure can fall through as a success.
+-- pump's) own, and a pump failing in wait, raise a table with a `kind` field and a
+-- __tostring. Nothing returns `nil, err`, so no failure can fall through as a success.
 local core = ...
 
 local error, getmetatable, pcall, select, setmetatable, tostring, type =
@@ -122,7 +123,7 @@ function M.default_pump()
   return name, pump
 end
 
--- poll_until's failures.
+-- The failures of poll_until and wait.
 local PollError = {}
 PollError.__index = PollError
 PollError.__tostring = function(e)
@@ -186,6 +187,28 @@ function M.poll_until(condition, options)
   else
     e.kind, e.reason = failed_in, failure
   end
+  error(setmetatable(e, PollError), 2)
+end
+
+-- A sleep of `ms` that pumps every step: returns the lateness (ms) and the pump's name.
+function M.wait(ms, options)
+  local pump, pump_name = pump_for("punctual.wait", options)
+  local failure
+  -- Never raises: true when the pump ran, false when it raised (the error kept).
+  local guarded_pump = pump and function()
+    local ok, err = pcall(pump)
+    if not ok then
+      failure = err
+    end
+    return ok
+  end
+  local outcome, value = core.wait(ms, guarded_pump, options)
+  if outcome == nil then
+    error(value, 2)
+  elseif outcome == "done" then
+    return value, pump_name
+  end
+  local e = { kind = "pump", func = "punctual.wait", elapsed = value, pump = pump_name, reason = failure }
   error(setmetatable(e, PollError), 2)
 end
 

@@ -342,6 +342,9 @@ test("default pump: processMessagesPaintOnly, else processMessages, else none, l
     local ok, err = pcall(punctual.poll_until, function() end, { timeout = 25, step = 5 })
     assert(not ok and err.pump == "processMessagesPaintOnly", tostring(err))
     assert(calls.processMessagesPaintOnly == err.polls - 1 and calls.processMessages == 0)
+    local late, pump = punctual.wait(12, { step = 4 })
+    assert(late >= 0 and pump == "processMessagesPaintOnly", tostring(pump))
+    assert(calls.processMessages == 0)
   end)
   local ok, err = pcall(punctual.poll_until, function() end, { timeout = 5 })
   assert(not ok and err.pump == "none")
@@ -378,6 +381,63 @@ test("before_sleep is pump's other name, and the two are one hook", function()
   end
   assert(events[#events] == "c")
   assert(pump_named({ before_sleep = false }) == "none")
+end)
+
+test("wait: never early, ends at its deadline, pumps before every sleep", function()
+  for _, case in ipairs({ { 0, 10 }, { 0.3, 10 }, { 7, 2 }, { 40, 10 }, { 33, 0.5 } }) do
+    local ms, step = case[1], case[2]
+    local pumps = 0
+    local start = now()
+    local late, name = punctual.wait(ms, {
+      step = step,
+      pump = function()
+        pumps = pumps + 1
+      end,
+    })
+    local woke = now()
+    assert(woke >= start + ms - ROUNDING, ms .. " ms: woke " .. (start + ms - woke) .. " ms early")
+    assert(late >= 0 and late <= woke - start - ms + ROUNDING, "lateness " .. late)
+    assert(name == "given")
+    -- A pump before every sleep: one per step at most, none once the deadline has passed.
+    assert(pumps <= math.ceil(ms / step), ms .. " ms in steps of " .. step .. ": " .. pumps .. " pumps")
+    assert(ms == 0 or pumps >= 1, "no pump in " .. ms .. " ms")
+  end
+  assert(punctual.wait(5, { strategy = "spin" }) >= 0 and punctual.wait(5, { strategy = "hybrid" }) >= 0)
+end)
+
+test("wait: a failing pump ends it as a punctual.PollError of kind 'pump'", function()
+  local reason = { why = "the form is gone" }
+  local start = now()
+  local ok, err = pcall(punctual.wait, 5000, {
+    step = 1,
+    pump = function()
+      error(reason)
+    end,
+  })
+  assert(not ok and getmetatable(err) == punctual.PollError, tostring(err))
+  assert(err.kind == "pump" and err.reason == reason and err.pump == "given")
+  assert(err.elapsed < 5000 and now() - start < 5000)
+  assert(tostring(err):find("punctual.wait: the pump (given) failed", 1, true), tostring(err))
+end)
+
+test("a pump that yields or waits again is a Lua error or works, never a crash", function()
+  local co = coroutine.create(function()
+    return punctual.wait(50, { step = 1, pump = coroutine.yield })
+  end)
+  local resumed, err = coroutine.resume(co)
+  assert(not resumed and type(err) == "table" and err.kind == "pump", tostring(err))
+  assert(tostring(err.reason):find("yield", 1, true), tostring(err.reason))
+  local depth = 0
+  local late = punctual.wait(10, {
+    step = 3,
+    pump = function()
+      depth = depth + 1
+      if depth == 1 then
+        punctual.wait(2, { pump = false })
+      end
+    end,
+  })
+  assert(late >= 0 and depth >= 1)
 end)
 
 test("timer_info names the mechanism", function()
@@ -444,6 +504,15 @@ test("bad arguments are Lua errors with clear messages", function()
     { "pump table", punctual.poll_until, function() end, { timeout = 10, pump = {} }, "got table" },
     { "before_sleep 5", punctual.poll_until, function() end, { timeout = 10, before_sleep = 5 }, "'before_sleep'" },
     { "pump and before_sleep", punctual.poll_until, function() end, { timeout = 10, pump = print, before_sleep = print }, "give one" },
+    { "wait(-1)", punctual.wait, -1, "0 ms or more" },
+    { "wait(NaN)", punctual.wait, nan, "NaN" },
+    { "wait('5')", punctual.wait, "5", "got string" },
+    { "wait()", punctual.wait, nil, "got nil" },
+    { "wait step -1", punctual.wait, 5, { step = -1 }, "'step'" },
+    { "wait strategy", punctual.wait, 5, { strategy = "later" }, "unknown strategy" },
+    { "wait option", punctual.wait, 5, { timeout = 5 }, "unknown option 'timeout'" },
+    { "wait options 5", punctual.wait, 5, 5, "a table expected" },
+    { "wait pump 1", punctual.wait, 5, { pump = 1 }, "'pump'" },
   }
   for _, case in ipairs(cases) do
     local label, f, want = case[1], case[2], case[#case]
@@ -480,9 +549,11 @@ test("argument errors point at the caller's line", function()
   assert(err2:match("punctual_test%.lua:%d+: punctual%.ticker"), err2)
   for _, call in ipairs({
     function() punctual.poll_until(function() end, { timeout = 1, pump = true }) end,
+    function() punctual.wait(-1) end,
+    function() punctual.wait(1, { pump = true }) end,
     function() punctual.poll_until(function() end, { timeout = 1, before_sleep = 1 }) end,
   }) do
-    local e = rejects("pump", call)
+    local e = rejects("wait and pump", call)
     assert(e:match("punctual_test%.lua:%d+: punctual%.%a+"), e)
   end
 end)
