@@ -13,9 +13,10 @@ description = {
   detailed = [[
     punctual.sleep(ms) never returns before ms milliseconds (fractions allowed) and reports
     how late it woke; punctual.poll_until(condition, { timeout =, step =, pump = }) polls
-    until a real deadline, with a pump before each sleep and a timeout that is an error;
-    punctual.ticker(period) keeps a fixed grid. Lua 5.1, 5.3, 5.4 and LuaJIT; on Windows,
-    Cheat Engine's Lua 5.3 (see README.md).
+    until a real deadline, with a pump before each sleep (Cheat Engine's own by default) and
+    a timeout that is an error; punctual.wait(ms) is a long sleep that pumps every step and
+    ends at its deadline; punctual.ticker(period) keeps a fixed grid. Lua 5.1, 5.3, 5.4 and
+    LuaJIT; on Windows, Cheat Engine's Lua 5.3, 64- and 32-bit (see README.md).
   ]],
   homepage = "https://github.com/punctual-rs/punctual",
   license = "MIT OR Apache-2.0",

@@ -18,8 +18,11 @@ mod args;
 mod clock;
 mod poll;
 mod probe;
+mod pump;
 mod sleep;
+mod sys;
 mod ticker;
+mod wait;
 
 use mlua::{Lua, Result, Table, Value};
 
@@ -37,6 +40,8 @@ fn punctual_lua(lua: &Lua) -> Result<Table> {
     poll::register(lua, &core)?;
     ticker::register(lua, &core)?;
     probe::register(lua, &core)?;
+    pump::register(lua, &core)?;
+    wait::register(lua, &core)?;
     core.set("version", env!("CARGO_PKG_VERSION"))?;
     lua.load(PRELUDE)
         .set_name("=punctual.lua")

@@ -1,6 +1,7 @@
 //! `deadline(ms)` and the poll loop, `Poller` underneath: the Lua layer hands it a guarded
 //! condition (which never raises: it answers `nil` for "not yet", `true` for done and `false`
-//! for failed, keeping the values itself) and a guarded pump, and raises what comes back.
+//! for failed, keeping the values itself) and a guarded pump (the one `core.pump` chose),
+//! and raises what comes back.
 
 use std::time::Instant;
 
@@ -8,7 +9,7 @@ use mlua::{Function, Lua, MultiValue, Result, Table, UserData, UserDataMethods, 
 use punctual::{Deadline, PollError, Poller, Sleeper, Strategy};
 
 use crate::args::{self, reply, Checked};
-use crate::clock;
+use crate::{clock, pump};
 
 /// A `Deadline` held by Lua.
 #[derive(Debug)]
@@ -43,8 +44,12 @@ struct Plan {
 
 const FUNC: &str = "punctual.poll_until";
 
+/// The options `poll_until` takes; the pump's (`pump`, `before_sleep`) are the Lua layer's,
+/// resolved by `core.pump` before the call.
+const OPTIONS: [&str; 5] = ["timeout", "step", "strategy", pump::KEYS[0], pump::KEYS[1]];
+
 fn plan(options: &Value, start: Instant) -> Checked<Plan> {
-    let options = args::options(FUNC, options, &["timeout", "step", "pump", "strategy"])?;
+    let options = args::options(FUNC, options, &OPTIONS)?;
     let timeout = args::field(&options, "timeout");
     if timeout.is_nil() {
         return Err(format!(
@@ -56,15 +61,6 @@ fn plan(options: &Value, start: Instant) -> Checked<Plan> {
         Value::Nil => Poller::DEFAULT_STEP,
         step => args::millis(FUNC, "step", &step)?,
     };
-    match args::field(&options, "pump") {
-        Value::Nil | Value::Function(_) => {}
-        other => {
-            return Err(format!(
-                "{FUNC}: bad argument 'pump' (a function expected, got {})",
-                args::type_of(&other)
-            ))
-        }
-    }
     let strategy = args::strategy(FUNC, &args::field(&options, "strategy"), Strategy::Native)?;
     Ok(Plan {
         deadline: start

@@ -1,9 +1,11 @@
 //! What the OS sells: `probe()` times a plain sleep back to back, and the library's
 //! [`punctual::quantum`] reads the verdict; `mid_band` and `cheat_sheet` are its arithmetic.
 //!
-//! The plain sleep is `std::thread::sleep` (Win32 `Sleep`, which Cheat Engine's `sleep`
-//! calls; `nanosleep` on Linux), or the host's own sleep when the script passes it: then the
-//! host's sleep is timed with this module's clock, a finer ruler than the host may have.
+//! The plain sleep is the OS's, [`sys::plain_sleep`]: Win32 `Sleep` on Windows, the call
+//! behind Cheat Engine's `sleep` (not `std::thread::sleep`, a high-resolution waitable timer
+//! there since Windows 10 1803 and Rust 1.75, which would show no tick), `std::thread::sleep`
+//! elsewhere. Or the host's own sleep when the script passes it: then the host's sleep is
+//! timed with this module's clock, a finer ruler than the host may have.
 
 use std::time::{Duration, Instant};
 
@@ -11,10 +13,10 @@ use mlua::{Function, Lua, MultiValue, Result, Table, Value};
 use punctual::quantum;
 
 use crate::args::{self, reply, Checked};
-use crate::clock;
+use crate::{clock, sys};
 
 /// The requests timed, in milliseconds: the seed's table, 15 and 16 straddling a Windows tick.
-const REQUESTS_MS: [u64; 8] = [1, 2, 5, 10, 15, 16, 20, 30];
+const REQUESTS_MS: [u32; 8] = [1, 2, 5, 10, 15, 16, 20, 30];
 
 const FUNC: &str = "punctual.probe";
 
@@ -31,7 +33,7 @@ fn time_sleeps(host_sleep: Option<&Function>, samples: u64) -> Checked<Costs> {
     let mut means = Vec::with_capacity(REQUESTS_MS.len());
     let mut floor = Duration::MAX;
     for &request_ms in &REQUESTS_MS {
-        let request = Duration::from_millis(request_ms);
+        let request = Duration::from_millis(request_ms.into());
         let mut total = Duration::ZERO;
         // One sleep unmeasured first, so that every measured one starts where the last woke
         // (on a tick edge, where sleeps are quantised), as back-to-back sleeps do.
@@ -41,7 +43,7 @@ fn time_sleeps(host_sleep: Option<&Function>, samples: u64) -> Checked<Costs> {
                 Some(f) => f
                     .call::<()>(request_ms)
                     .map_err(|e| format!("{FUNC}: the sleep function failed: {e}"))?,
-                None => std::thread::sleep(request),
+                None => sys::plain_sleep(request_ms),
             }
             let cost = start.elapsed();
             if sample > 0 {
@@ -84,6 +86,10 @@ fn verdict(lua: &Lua, options: &Value) -> Checked<Result<Table>> {
     Ok((|| {
         let table = lua.create_table()?;
         table.set("sleep", if host_sleep.is_some() { "host" } else { "os" })?;
+        table.set(
+            "primitive",
+            host_sleep.is_none().then_some(sys::PLAIN_SLEEP),
+        )?;
         table.set("quantized", quantum.is_some())?;
         table.set("quantum", quantum.map(clock::duration_ms))?;
         table.set("floor", clock::duration_ms(costs.floor))?;

@@ -4,8 +4,8 @@
 -- One error rule for the whole module: every failure raises a Lua error. A bad argument
 -- raises a string naming the function and the argument, at the caller's line (as
 -- luaL_argerror does); poll_until's two failures, a timeout and the condition's (or the
--- pump's) own, raise a table with a `kind` field and a __tostring. Nothing returns
--- `nil, err`, so no failure can fall through as a success.
+-- pump's) own, and a pump failing in wait, raise a table with a `kind` field and a
+-- __tostring. Nothing returns `nil, err`, so no failure can fall through as a success.
 local core = ...
 
 local error, getmetatable, pcall, select, setmetatable, tostring, type =
@@ -107,17 +107,39 @@ function M.ticker(period, options)
   return object
 end
 
--- poll_until's failures.
+-- The pump a wait runs before each sleep (src/pump.rs): `pump` or `before_sleep` from the
+-- options, `false` for none, else Cheat Engine's own looked up now. Raises at the line that
+-- called the public function (level 3 from here).
+local function pump_for(func, options)
+  local pump, name = core.pump(func, options)
+  if pump == nil then
+    error(name, 3)
+  end
+  return pump or nil, name
+end
+
+function M.default_pump()
+  local pump, name = pump_for("punctual.default_pump", nil)
+  return name, pump
+end
+
+-- The failures of poll_until and wait.
 local PollError = {}
 PollError.__index = PollError
 PollError.__tostring = function(e)
-  local took = format("after %.3f ms and %d poll%s", e.elapsed, e.polls, e.polls == 1 and "" or "s")
-  if e.kind == "timeout" then
-    return format("punctual.poll_until: timed out %s (timeout %s ms)", took, tostring(e.timeout))
-  elseif e.kind == "pump" then
-    return format("punctual.poll_until: the pump failed %s: %s", took, tostring(e.reason))
+  local func = e.func or "punctual.poll_until"
+  local took
+  if e.polls then
+    took = format("after %.3f ms and %d poll%s", e.elapsed, e.polls, e.polls == 1 and "" or "s")
+  else
+    took = format("after %.3f ms", e.elapsed)
   end
-  return format("punctual.poll_until: the condition failed %s: %s", took, tostring(e.reason))
+  if e.kind == "timeout" then
+    return format("%s: timed out %s (timeout %s ms)", func, took, tostring(e.timeout))
+  elseif e.kind == "pump" then
+    return format("%s: the pump (%s) failed %s: %s", func, tostring(e.pump), took, tostring(e.reason))
+  end
+  return format("%s: the condition failed %s: %s", func, took, tostring(e.reason))
 end
 M.PollError = PollError
 
@@ -129,7 +151,7 @@ function M.poll_until(condition, options)
   if type(condition) ~= "function" then
     error(format("punctual.poll_until: bad argument 'condition' (a function expected, got %s)", type(condition)), 2)
   end
-  local pump = type(options) == "table" and options.pump or nil
+  local pump, pump_name = pump_for("punctual.poll_until", options)
   local results, failure, failed_in
   -- Never raises: nil is "not yet", true is done (values kept), false is failed (error kept).
   local function poll()
@@ -159,12 +181,34 @@ function M.poll_until(condition, options)
   elseif outcome == "done" then
     return unpack(results, 2, results.n)
   end
-  local e = { elapsed = elapsed, polls = polls, timeout = options.timeout }
+  local e = { elapsed = elapsed, polls = polls, timeout = options.timeout, pump = pump_name }
   if outcome == "timeout" then
     e.kind = "timeout"
   else
     e.kind, e.reason = failed_in, failure
   end
+  error(setmetatable(e, PollError), 2)
+end
+
+-- A sleep of `ms` that pumps every step: returns the lateness (ms) and the pump's name.
+function M.wait(ms, options)
+  local pump, pump_name = pump_for("punctual.wait", options)
+  local failure
+  -- Never raises: true when the pump ran, false when it raised (the error kept).
+  local guarded_pump = pump and function()
+    local ok, err = pcall(pump)
+    if not ok then
+      failure = err
+    end
+    return ok
+  end
+  local outcome, value = core.wait(ms, guarded_pump, options)
+  if outcome == nil then
+    error(value, 2)
+  elseif outcome == "done" then
+    return value, pump_name
+  end
+  local e = { kind = "pump", func = "punctual.wait", elapsed = value, pump = pump_name, reason = failure }
   error(setmetatable(e, PollError), 2)
 end
 

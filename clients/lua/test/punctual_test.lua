@@ -277,6 +277,169 @@ test("probe: a verdict on the plain sleep, and on a sleep the script passes", fu
   assert(host.floor >= 1.5)
 end)
 
+local windows = package.config:sub(1, 1) == "\\"
+
+test("probe times the OS's plain sleep: Win32 Sleep on Windows", function()
+  local verdict = punctual.probe({ samples = 1 })
+  local expected = windows and "Win32 Sleep()" or "std::thread::sleep"
+  assert(verdict.primitive == expected, "timed " .. tostring(verdict.primitive))
+  assert(punctual.probe({ sleep = function(ms) punctual.sleep(ms) end, samples = 1 }).primitive == nil)
+end)
+
+-- Win32 Sleep on the default timer: a request ends at the first 15.625 ms tick edge at or
+-- after it (edges counted on now()'s clock), and Sleep(0) only yields.
+local TICK = 15.625
+local function tick_sleep(ms)
+  if ms > 0 then
+    punctual.sleep_until(math.ceil((now() + ms) / TICK) * TICK)
+  end
+end
+
+test("probe finds the 15.625 ms tick of a Win32-like sleep", function()
+  local verdict = punctual.probe({ sleep = tick_sleep, samples = 2 })
+  assert(verdict.sleep == "host" and verdict.quantized, "no quantum found")
+  assert(math.abs(verdict.quantum - TICK) < 1, "quantum " .. verdict.quantum)
+  assert(verdict.overshoot == nil)
+  -- At least a tick less the lateness of the wake before it.
+  assert(verdict.floor > TICK / 2, "a 1 ms request cost " .. verdict.floor)
+  local by_request = {}
+  for _, row in ipairs(verdict.costs) do
+    by_request[row.request] = row.cost
+  end
+  -- 1 to 10 cost one tick, 16 to 30 two: the seed's floor and its step at 16.
+  assert(by_request[16] > 1.5 * by_request[10], "16 ms cost " .. by_request[16])
+  local sheet = punctual.cheat_sheet(verdict.quantum)
+  assert(#sheet == 10 and math.abs(sheet[1].request - 8) <= 1, "k = 1: sleep(" .. sheet[1].request .. ")")
+end)
+
+-- Cheat Engine's pumps as globals for the length of `body`, counting their calls.
+local function with_pumps(names, body)
+  local calls = {}
+  for _, name in ipairs(names) do
+    calls[name] = 0
+    _G[name] = function()
+      calls[name] = calls[name] + 1
+    end
+  end
+  local ok, err = pcall(body, calls)
+  for _, name in ipairs(names) do
+    _G[name] = nil
+  end
+  assert(ok, err)
+end
+
+test("default pump: processMessagesPaintOnly, else processMessages, else none, looked up per call", function()
+  assert(punctual.default_pump() == "none" and select(2, punctual.default_pump()) == nil)
+  with_pumps({ "processMessages" }, function(calls)
+    local name, f = punctual.default_pump()
+    assert(name == "processMessages" and f == processMessages)
+    local ok, err = pcall(punctual.poll_until, function() end, { timeout = 30, step = 5 })
+    assert(not ok and err.kind == "timeout" and err.pump == "processMessages", tostring(err))
+    assert(calls.processMessages == err.polls - 1, calls.processMessages .. " pumps, " .. err.polls .. " polls")
+  end)
+  with_pumps({ "processMessagesPaintOnly", "processMessages" }, function(calls)
+    assert(punctual.default_pump() == "processMessagesPaintOnly")
+    local ok, err = pcall(punctual.poll_until, function() end, { timeout = 25, step = 5 })
+    assert(not ok and err.pump == "processMessagesPaintOnly", tostring(err))
+    assert(calls.processMessagesPaintOnly == err.polls - 1 and calls.processMessages == 0)
+    local late, pump = punctual.wait(12, { step = 4 })
+    assert(late >= 0 and pump == "processMessagesPaintOnly", tostring(pump))
+    assert(calls.processMessages == 0)
+  end)
+  local ok, err = pcall(punctual.poll_until, function() end, { timeout = 5 })
+  assert(not ok and err.pump == "none")
+end)
+
+-- The pump a timed-out poll_until reports, for these options.
+local function pump_named(options)
+  options.timeout, options.step = 3, 1
+  local ok, err = pcall(punctual.poll_until, function() end, options)
+  assert(not ok and err.kind == "timeout", tostring(err))
+  return err.pump
+end
+
+test("pump = false is no pump; a nil pump is the default; a function is named", function()
+  with_pumps({ "processMessagesPaintOnly" }, function(calls)
+    assert(pump_named({ pump = false }) == "none" and calls.processMessagesPaintOnly == 0)
+    -- A misspelt global is nil, and so no key at all: the default's lookup decides.
+    assert(pump_named({ pump = processMessagesPaintOnlyy }) == "processMessagesPaintOnly")
+    assert(pump_named({ pump = processMessagesPaintOnly }) == "processMessagesPaintOnly")
+    assert(pump_named({ pump = function() end }) == "given")
+  end)
+end)
+
+test("before_sleep is pump's other name, and the two are one hook", function()
+  local events = {}
+  local ok, err = pcall(punctual.poll_until, function()
+    events[#events + 1] = "c"
+  end, { timeout = 20, step = 4, before_sleep = function()
+    events[#events + 1] = "p"
+  end })
+  assert(not ok and err.kind == "timeout" and err.pump == "given", tostring(err))
+  for i, e in ipairs(events) do
+    assert(e == (i % 2 == 1 and "c" or "p"), "order " .. table.concat(events))
+  end
+  assert(events[#events] == "c")
+  assert(pump_named({ before_sleep = false }) == "none")
+end)
+
+test("wait: never early, ends at its deadline, pumps before every sleep", function()
+  for _, case in ipairs({ { 0, 10 }, { 0.3, 10 }, { 7, 2 }, { 40, 10 }, { 33, 0.5 } }) do
+    local ms, step = case[1], case[2]
+    local pumps = 0
+    local start = now()
+    local late, name = punctual.wait(ms, {
+      step = step,
+      pump = function()
+        pumps = pumps + 1
+      end,
+    })
+    local woke = now()
+    assert(woke >= start + ms - ROUNDING, ms .. " ms: woke " .. (start + ms - woke) .. " ms early")
+    assert(late >= 0 and late <= woke - start - ms + ROUNDING, "lateness " .. late)
+    assert(name == "given")
+    -- A pump before every sleep: one per step at most, none once the deadline has passed.
+    assert(pumps <= math.ceil(ms / step), ms .. " ms in steps of " .. step .. ": " .. pumps .. " pumps")
+    assert(ms == 0 or pumps >= 1, "no pump in " .. ms .. " ms")
+  end
+  assert(punctual.wait(5, { strategy = "spin" }) >= 0 and punctual.wait(5, { strategy = "hybrid" }) >= 0)
+end)
+
+test("wait: a failing pump ends it as a punctual.PollError of kind 'pump'", function()
+  local reason = { why = "the form is gone" }
+  local start = now()
+  local ok, err = pcall(punctual.wait, 5000, {
+    step = 1,
+    pump = function()
+      error(reason)
+    end,
+  })
+  assert(not ok and getmetatable(err) == punctual.PollError, tostring(err))
+  assert(err.kind == "pump" and err.reason == reason and err.pump == "given")
+  assert(err.elapsed < 5000 and now() - start < 5000)
+  assert(tostring(err):find("punctual.wait: the pump (given) failed", 1, true), tostring(err))
+end)
+
+test("a pump that yields or waits again is a Lua error or works, never a crash", function()
+  local co = coroutine.create(function()
+    return punctual.wait(50, { step = 1, pump = coroutine.yield })
+  end)
+  local resumed, err = coroutine.resume(co)
+  assert(not resumed and type(err) == "table" and err.kind == "pump", tostring(err))
+  assert(tostring(err.reason):find("yield", 1, true), tostring(err.reason))
+  local depth = 0
+  local late = punctual.wait(10, {
+    step = 3,
+    pump = function()
+      depth = depth + 1
+      if depth == 1 then
+        punctual.wait(2, { pump = false })
+      end
+    end,
+  })
+  assert(late >= 0 and depth >= 1)
+end)
+
 test("timer_info names the mechanism", function()
   local info = punctual.timer_info()
   assert(type(info.mechanism) == "string" and #info.mechanism > 0)
@@ -336,6 +499,20 @@ test("bad arguments are Lua errors with clear messages", function()
     { "probe sleep 5", punctual.probe, { sleep = 5 }, "'sleep'" },
     { "probe bogus", punctual.probe, { bogus = 1 }, "unknown option" },
     { "probe 'x'", punctual.probe, "x", "a table expected" },
+    { "pump true", punctual.poll_until, function() end, { timeout = 10, pump = true }, "or false for no pump" },
+    { "pump name", punctual.poll_until, function() end, { timeout = 10, pump = "processMessages" }, "string \"processMessages\"" },
+    { "pump table", punctual.poll_until, function() end, { timeout = 10, pump = {} }, "got table" },
+    { "before_sleep 5", punctual.poll_until, function() end, { timeout = 10, before_sleep = 5 }, "'before_sleep'" },
+    { "pump and before_sleep", punctual.poll_until, function() end, { timeout = 10, pump = print, before_sleep = print }, "give one" },
+    { "wait(-1)", punctual.wait, -1, "0 ms or more" },
+    { "wait(NaN)", punctual.wait, nan, "NaN" },
+    { "wait('5')", punctual.wait, "5", "got string" },
+    { "wait()", punctual.wait, nil, "got nil" },
+    { "wait step -1", punctual.wait, 5, { step = -1 }, "'step'" },
+    { "wait strategy", punctual.wait, 5, { strategy = "later" }, "unknown strategy" },
+    { "wait option", punctual.wait, 5, { timeout = 5 }, "unknown option 'timeout'" },
+    { "wait options 5", punctual.wait, 5, 5, "a table expected" },
+    { "wait pump 1", punctual.wait, 5, { pump = 1 }, "'pump'" },
   }
   for _, case in ipairs(cases) do
     local label, f, want = case[1], case[2], case[#case]
@@ -370,6 +547,15 @@ test("argument errors point at the caller's line", function()
     punctual.ticker(0)
   end)
   assert(err2:match("punctual_test%.lua:%d+: punctual%.ticker"), err2)
+  for _, call in ipairs({
+    function() punctual.poll_until(function() end, { timeout = 1, pump = true }) end,
+    function() punctual.wait(-1) end,
+    function() punctual.wait(1, { pump = true }) end,
+    function() punctual.poll_until(function() end, { timeout = 1, before_sleep = 1 }) end,
+  }) do
+    local e = rejects("wait and pump", call)
+    assert(e:match("punctual_test%.lua:%d+: punctual%.%a+"), e)
+  end
 end)
 
 print(string.format("%d passed, %d failed", passed, failed))

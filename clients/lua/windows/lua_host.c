@@ -1,8 +1,8 @@
 /* A minimal Lua 5.3 interpreter for testing the module under Wine: `lua.exe SCRIPT [ARGS]`
  * runs SCRIPT with `arg` set as lua.c sets it, prints an uncaught error with its traceback
  * and exits 1 then. lua-src carries Lua's library but not lua.c, hence this file; it links
- * against lua53-64.dll, as Cheat Engine does, so `require` resolves the module's imports
- * against the same DLL. */
+ * against lua53-64.dll (lua53-32.dll in the 32-bit build), as Cheat Engine does, so
+ * `require` resolves the module's imports against the same DLL. */
 #include <stdio.h>
 
 #include "lauxlib.h"

@@ -42,6 +42,12 @@ trait Platform {
     fn timer_slack_chosen() {}
     /// See [`timer_slack_reset`]; a no-op where threads have no timer slack.
     fn timer_slack_reset() {}
+    /// See [`PLAIN_SLEEP`].
+    const PLAIN_SLEEP: &'static str = "std::thread::sleep";
+    /// See [`plain_sleep`]; `std::thread::sleep` where it is the OS's plain sleep.
+    fn plain_sleep(ms: u32) {
+        std::thread::sleep(Duration::from_millis(ms.into()));
+    }
 }
 
 /// What every backend's interruptible wait provides; see [`Waiter`].
@@ -184,6 +190,24 @@ pub fn raw_stdin() -> io::Result<Box<dyn Read + Send>> {
 /// The OS error when the descriptor or handle cannot be duplicated.
 pub fn raw_stdout() -> io::Result<Box<dyn Write + Send>> {
     <sys::Os as Platform>::raw_stdout()
+}
+
+/// What [`plain_sleep`] calls, as a report names it: `Win32 Sleep()` on Windows,
+/// `std::thread::sleep` elsewhere.
+pub const PLAIN_SLEEP: &str = <sys::Os as Platform>::PLAIN_SLEEP;
+
+/// Sleeps `ms` milliseconds the plain way, as a program that knows no better does: what
+/// the probes time (the CLI's `punctual probe`, the Lua module's `probe()`), to show what
+/// such a program pays. Never a precise wait; that is [`wait_until`].
+///
+/// On Windows it is Win32 `Sleep(ms)`, the call behind Cheat Engine's `sleep`, FPC's
+/// `Sleep` and C#'s `Thread.Sleep`: quantised to the system tick (15.625 ms unless a
+/// process raised the timer resolution), where `std::thread::sleep` has used a
+/// high-resolution waitable timer since Rust 1.75; `Sleep(0)` only yields the time slice.
+/// Elsewhere it is `std::thread::sleep` (a relative `nanosleep(2)` on Linux and macOS).
+/// Never panics.
+pub fn plain_sleep(ms: u32) {
+    <sys::Os as Platform>::plain_sleep(ms);
 }
 
 /// Says that the calling thread's timer slack is its owner's choice from now on, so the

@@ -123,6 +123,20 @@ fn native_wait_is_not_early_once_rechecked() {
 }
 
 #[test]
+fn plain_sleep_returns_and_names_its_call() {
+    // Win32 Sleep may end before a request under one tick (its docs say so): that it
+    // returns is the whole contract.
+    plain_sleep(0);
+    plain_sleep(2);
+    let expected = if cfg!(windows) {
+        "Win32 Sleep()"
+    } else {
+        "std::thread::sleep"
+    };
+    assert_eq!(PLAIN_SLEEP, expected);
+}
+
+#[test]
 fn stdio_files_are_duplicates_that_close_alone() {
     drop(raw_stdin().expect("a duplicate of stdin"));
     drop(raw_stdout().expect("a duplicate of stdout"));

@@ -87,7 +87,7 @@ pub struct PlainSleep {
 #[cfg(windows)]
 pub const PLAIN_SLEEP: PlainSleep = PlainSleep {
     method: "sleep-ms",
-    primitive: "Win32 Sleep()",
+    primitive: punctual_sys::PLAIN_SLEEP,
 };
 #[cfg(any(target_os = "linux", target_os = "android"))]
 pub const PLAIN_SLEEP: PlainSleep = PlainSleep {

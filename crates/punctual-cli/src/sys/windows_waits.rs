@@ -11,7 +11,7 @@ use windows_sys::Win32::Media::{timeBeginPeriod, timeEndPeriod};
 use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress};
 use windows_sys::Win32::System::Performance::QueryPerformanceFrequency;
 use windows_sys::Win32::System::Threading::{
-    CreateWaitableTimerExW, GetCurrentProcess, ProcessPowerThrottling, SetWaitableTimer, Sleep,
+    CreateWaitableTimerExW, GetCurrentProcess, ProcessPowerThrottling, SetWaitableTimer,
     WaitForSingleObject, INFINITE, PROCESS_INFORMATION_CLASS,
     PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION, PROCESS_POWER_THROTTLING_STATE,
     TIMER_ALL_ACCESS,
@@ -35,10 +35,9 @@ struct MingwTimespec {
     tv_nsec: i32,
 }
 
-/// `Sleep(ms)`.
+/// `Sleep(ms)`: the plain sleep `punctual-sys` writes once for every crate that times it.
 pub fn sleep_ms(ms: u32) {
-    // SAFETY: Sleep takes a plain count of milliseconds and has no failure mode.
-    unsafe { Sleep(ms) };
+    punctual_sys::plain_sleep(ms);
 }
 
 /// `timeBeginPeriod(ms)` held until dropped (then `timeEndPeriod(ms)`).

@@ -26,8 +26,8 @@ use windows_sys::Win32::Media::{timeBeginPeriod, timeEndPeriod};
 use windows_sys::Win32::System::SystemInformation::GetTickCount64;
 use windows_sys::Win32::System::Threading::{
     CreateWaitableTimerExW, GetCurrentProcess, GetCurrentThread, GetProcessTimes, GetThreadTimes,
-    SetWaitableTimer, WaitForSingleObject, CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, INFINITE,
-    TIMER_ALL_ACCESS,
+    SetWaitableTimer, Sleep, WaitForSingleObject, CREATE_WAITABLE_TIMER_HIGH_RESOLUTION,
+    INFINITE, TIMER_ALL_ACCESS,
 };
 
 use crate::{nanos_until, CoarseClock, NativeTimer, Platform};
@@ -189,6 +189,13 @@ impl Platform for Os {
     fn raw_stdout() -> io::Result<Box<dyn Write + Send>> {
         let handle = io::stdout().as_handle().try_clone_to_owned()?;
         Ok(Box::new(File::from(handle)))
+    }
+
+    const PLAIN_SLEEP: &'static str = "Win32 Sleep()";
+
+    fn plain_sleep(ms: u32) {
+        // SAFETY: Sleep takes a plain count of milliseconds and has no failure mode.
+        unsafe { Sleep(ms) };
     }
 }
 
