@@ -7,6 +7,11 @@
 //! loop of `select()` calls with microsecond timeouts, on the host's timers. It is found
 //! at run time, only where ntdll exports `wine_get_version` (Wine's mark); on Windows
 //! itself it follows the system timer's resolution, and the waitable timer stays.
+//!
+//! [`WINDOWS_PATH`] set to `1` in the environment makes a process under Wine take the path
+//! Windows takes (the high-resolution waitable timer), so that the tests and the bench run
+//! that path too; it is read once, and only where Wine's mark is found, so nothing on Windows
+//! itself depends on it.
 
 use std::sync::OnceLock;
 
@@ -14,6 +19,9 @@ use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress
 
 /// What [`crate::NativeTimer::mechanism`] says of it.
 pub(super) const MECHANISM: &str = "NtDelayExecution (under Wine: select() with microsecond timeouts)";
+
+/// The environment variable that turns the Wine path off (`1`), read once.
+pub(super) const WINDOWS_PATH: &str = "PUNCTUAL_WINE_AS_WINDOWS";
 
 /// `NtDelayExecution(Alertable, DelayInterval)`: a negative interval is relative, in 100 ns.
 type DelayFn = unsafe extern "system" fn(alertable: u8, interval: *const i64) -> i32;
@@ -32,6 +40,9 @@ fn wine_delay() -> Option<DelayFn> {
         // SAFETY: `ntdll` is a loaded module; the names are NUL-terminated ASCII
         // (GetProcAddress). The export's presence is all that is asked of it.
         unsafe { GetProcAddress(ntdll, c"wine_get_version".as_ptr().cast()) }?;
+        if std::env::var_os(WINDOWS_PATH).is_some_and(|v| v == "1") {
+            return None;
+        }
         // SAFETY: as above.
         let delay = unsafe { GetProcAddress(ntdll, c"NtDelayExecution".as_ptr().cast()) }?;
         // SAFETY: ntdll's `NtDelayExecution` has this signature (BOOLEAN, PLARGE_INTEGER) ->
@@ -63,12 +74,27 @@ mod tests {
 
     use super::*;
 
+    /// Under Wine with `PUNCTUAL_WINE_AS_WINDOWS=1` (scripts/test runs the Windows suites so
+    /// too), native waits take Windows' own path, the high-resolution waitable timer, and
+    /// never the Wine one.
+    #[test]
+    fn under_wine_as_windows_native_waits_take_the_waitable_timer() {
+        if std::env::var_os("PUNCTUAL_UNDER_WINE").is_none() || std::env::var_os(WINDOWS_PATH).is_none() {
+            eprintln!("not run by .ci/wine/run with {WINDOWS_PATH}=1: Windows' path is checked on Windows");
+            return;
+        }
+        assert!(!delays(), "{WINDOWS_PATH}=1, but native waits still take NtDelayExecution");
+        let timer = <super::super::Os as crate::Platform>::native_timer();
+        assert_eq!(timer.mechanism, "high-resolution waitable timer", "{timer:?}");
+        assert!(!delay(1_000), "the Wine path waited with {WINDOWS_PATH}=1");
+    }
+
     /// `.ci/wine/run` sets `PUNCTUAL_UNDER_WINE`: there the Wine path must be the one taken,
     /// and a wait through it, re-checked as every native wait is, never ends early.
     #[test]
     fn under_wine_native_waits_take_nt_delay_execution() {
-        if std::env::var_os("PUNCTUAL_UNDER_WINE").is_none() {
-            eprintln!("not run by .ci/wine/run: the Wine path is not checked here");
+        if std::env::var_os("PUNCTUAL_UNDER_WINE").is_none() || std::env::var_os(WINDOWS_PATH).is_some() {
+            eprintln!("not run by .ci/wine/run without {WINDOWS_PATH}: the Wine path is not checked here");
             return;
         }
         assert!(delays(), "under Wine, but ntdll's wine_get_version or NtDelayExecution was not found");
