@@ -29,7 +29,7 @@ pub(super) fn scheduling(tid: libc::pid_t) -> io::Result<Scheduling> {
     if raw == -1 {
         return Err(io::Error::last_os_error());
     }
-    let mut param = libc::sched_param { sched_priority: 0 };
+    let mut param = sched_param(0);
     // SAFETY: `param` is a valid, writable sched_param (sched_getparam(2)).
     if unsafe { libc::sched_getparam(tid, &mut param) } == -1 {
         return Err(io::Error::last_os_error());
@@ -78,10 +78,18 @@ pub(super) fn fifo_range() -> RangeInclusive<i32> {
         .clone()
 }
 
+/// A `sched_param` with `priority` and every other field zero: musl's has the
+/// `SCHED_SPORADIC` fields beside `sched_priority`, which Linux ignores.
+fn sched_param(priority: i32) -> libc::sched_param {
+    // SAFETY: sched_param is plain integers (and on musl timespecs of integers), for which
+    // all-zero bits are a valid value.
+    let mut param: libc::sched_param = unsafe { std::mem::zeroed() };
+    param.sched_priority = priority;
+    param
+}
+
 fn set_policy(policy: libc::c_int, priority: i32) -> io::Result<()> {
-    let param = libc::sched_param {
-        sched_priority: priority,
-    };
+    let param = sched_param(priority);
     // SAFETY: `param` is a valid sched_param that outlives the call; thread id 0 is the
     // calling thread (sched_setscheduler(2)).
     if unsafe { libc::sched_setscheduler(0, policy, &param) } == -1 {
