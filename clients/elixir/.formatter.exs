@@ -1,1 +1,1 @@
-[inputs: ["{mix,.formatter}.exs", "{lib,test,bench}/**/*.{ex,exs}"]]
+[inputs: ["{mix,.formatter}.exs", "mix/*.exs", "{lib,test,bench}/**/*.{ex,exs}"]]

@@ -3,6 +3,12 @@
 //! `SCHED_FIFO` (`getrlimit(2)`).
 //!
 //! With a thread id of 0 these calls act on the calling thread, not the whole process.
+//!
+//! The three `sched_*` calls on a thread are made as system calls (`syscall(2)`), not
+//! through libc: musl's functions of those names fail with `ENOSYS` by design (POSIX has
+//! them act on a process, Linux on a thread), and the static port programs are musl
+//! builds. glibc's functions are these same system calls. Their integer arguments go in
+//! as longs, the width `syscall` reads every argument at.
 
 use std::io;
 use std::ops::RangeInclusive;
@@ -25,15 +31,18 @@ fn policy_from_raw(raw: libc::c_int) -> Policy {
 /// The scheduling of thread `tid`; 0 is the calling thread.
 pub(super) fn scheduling(tid: libc::pid_t) -> io::Result<Scheduling> {
     // SAFETY: sched_getscheduler takes a thread id and nothing else (sched_getscheduler(2)).
-    let raw = unsafe { libc::sched_getscheduler(tid) };
+    let raw = unsafe { libc::syscall(libc::SYS_sched_getscheduler, libc::c_long::from(tid)) };
     if raw == -1 {
         return Err(io::Error::last_os_error());
     }
     let mut param = sched_param(0);
-    // SAFETY: `param` is a valid, writable sched_param (sched_getparam(2)).
-    if unsafe { libc::sched_getparam(tid, &mut param) } == -1 {
+    // SAFETY: `param` is a valid, writable sched_param, which begins with the kernel's
+    // struct sched_param, its one int (sched_getparam(2)).
+    if unsafe { libc::syscall(libc::SYS_sched_getparam, libc::c_long::from(tid), &mut param) } == -1 {
         return Err(io::Error::last_os_error());
     }
+    // A policy is a small int: the system call returns it in a long.
+    let raw = libc::c_int::try_from(raw).unwrap_or(libc::c_int::MAX);
     Ok(Scheduling {
         policy: policy_from_raw(raw),
         priority: param.sched_priority,
@@ -78,12 +87,11 @@ pub(super) fn fifo_range() -> RangeInclusive<i32> {
         .clone()
 }
 
-/// A `sched_param` asking for `priority`. musl's has the `SCHED_SPORADIC` fields besides
-/// glibc's one, which must be zero for the other policies; a struct literal would not build
-/// for musl.
+/// A `sched_param` with `priority` and every other field zero: musl's has the
+/// `SCHED_SPORADIC` fields beside `sched_priority`, which Linux ignores.
 fn sched_param(priority: i32) -> libc::sched_param {
-    // SAFETY: sched_param is plain integers (and timespecs of integers) on every libc,
-    // for which all-zero is a valid value.
+    // SAFETY: sched_param is plain integers (and on musl timespecs of integers), for which
+    // all-zero bits are a valid value.
     let mut param: libc::sched_param = unsafe { std::mem::zeroed() };
     param.sched_priority = priority;
     param
@@ -91,9 +99,9 @@ fn sched_param(priority: i32) -> libc::sched_param {
 
 fn set_policy(policy: libc::c_int, priority: i32) -> io::Result<()> {
     let param = sched_param(priority);
-    // SAFETY: `param` is a valid sched_param that outlives the call; thread id 0 is the
-    // calling thread (sched_setscheduler(2)).
-    if unsafe { libc::sched_setscheduler(0, policy, &param) } == -1 {
+    // SAFETY: `param` is a valid sched_param, which begins with the kernel's one int, and
+    // outlives the call; thread id 0 is the calling thread (sched_setscheduler(2)).
+    if unsafe { libc::syscall(libc::SYS_sched_setscheduler, 0 as libc::c_long, libc::c_long::from(policy), &param) } == -1 {
         return Err(io::Error::last_os_error());
     }
     punctual_sys::timer_slack_reset();
