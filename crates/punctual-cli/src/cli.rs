@@ -41,33 +41,37 @@ pub struct BenchArgs {
     /// every OS) and `os` (this OS's own ways to wait: Sleep, timers, epoll...); see
     /// --list-methods. With --scale: async, async-rt, async-spin and tokio, and when named,
     /// async-mt, async-mtw and tokio-mt (on a tokio multi-thread runtime).
-    #[arg(long, value_name = "LIST", default_value = "all", default_value_if("preset", "timetest", "os"), value_parser = parse_methods)]
+    #[arg(long, value_name = "LIST", default_value = "all", default_value_ifs([("preset", "timetest", "os"), ("preset", "deadline-sleep", "std,native,hybrid")]), value_parser = parse_methods)]
     pub methods: MethodList,
 
     /// Wait lengths, comma-separated (e.g. 100us,1ms,10ms).
-    #[arg(long = "wait", value_name = "LIST", allow_hyphen_values = true, default_value = "100us,1ms,10ms", default_value_if("preset", "timetest", "100ms"), value_parser = units::parse_wait_list)]
+    #[arg(long = "wait", value_name = "LIST", allow_hyphen_values = true, default_value = "100us,1ms,10ms", default_value_ifs([("preset", "timetest", "100ms"), ("preset", "deadline-sleep", "50ms,20ms,10ms,5ms,1ms,500us,100us,1us")]), value_parser = units::parse_wait_list)]
     pub waits: WaitList,
 
     /// table: the bench's own; timetest: document 004's timetest.exe layout (MIN, AVG,
     /// MAX and MAX OVER of each wait's time, in ticks of the clock, whose frequency it
-    /// names).
+    /// names); deadline-sleep: the deadline_sleep exercise's errors (median and worst
+    /// lateness per wait and method, with CPU per wait).
     #[arg(
         long,
         value_enum,
         default_value = "table",
-        default_value_if("preset", "timetest", "timetest")
+        default_value_ifs([("preset", "timetest", "timetest"), ("preset", "deadline-sleep", "deadline-sleep")])
     )]
     pub format: TableFormat,
 
-    /// Another tool's defaults. timetest: document 004's timetest.exe, 50 waits of 100 ms
-    /// with no warm-up, this OS's own ways to wait, --format timetest (each can still be
-    /// given).
+    /// Another tool's defaults (each can still be given). timetest: document 004's
+    /// timetest.exe, 50 waits of 100 ms with no warm-up, this OS's own ways to wait,
+    /// --format timetest. deadline-sleep: the C++ deadline_sleep exercise, 5 sleeps at each
+    /// of 50, 20, 10, 5 and 1 ms, 500, 100 and 1 us, in that order, with no warm-up, through
+    /// std::thread::sleep, punctual's native and hybrid sleepers (each fresh at the start),
+    /// --format deadline-sleep.
     #[arg(long, value_enum, conflicts_with_all = ["duration", "scale", "frontier", "threads"])]
     pub preset: Option<Preset>,
 
     /// Waits to measure per method and wait length [default: measure for --duration]. With
     /// --scale: at least this many timers per method and N [default: 100].
-    #[arg(long, value_name = "N", allow_hyphen_values = true, conflicts_with = "duration", default_value_if("preset", "timetest", "50"), value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, conflicts_with = "duration", default_value_ifs([("preset", "timetest", "50"), ("preset", "deadline-sleep", "5")]), value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub samples: Option<u64>,
 
     /// Measuring time per method and wait length.
@@ -75,7 +79,7 @@ pub struct BenchArgs {
     pub duration: Duration,
 
     /// Unrecorded waits per method before measuring each wait length.
-    #[arg(long, value_name = "N", default_value_t = 20, default_value_if("preset", "timetest", "0"), value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    #[arg(long, value_name = "N", default_value_t = 20, default_value_ifs([("preset", "timetest", "0"), ("preset", "deadline-sleep", "0")]), value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub warmup: u64,
 
     /// single: back-to-back waits; grid: absolute deadlines start + k * wait.
@@ -325,12 +329,14 @@ pub enum CpuList {
 pub enum TableFormat {
     Table,
     Timetest,
+    DeadlineSleep,
 }
 
 /// Another tool's defaults, for comparing outputs side by side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Preset {
     Timetest,
+    DeadlineSleep,
 }
 
 /// The methods `--methods` named, in table order.

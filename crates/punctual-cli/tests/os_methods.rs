@@ -207,3 +207,70 @@ fn the_timetest_preset_sets_its_defaults_and_yields_to_given_options() {
         "cannot be used with",
     );
 }
+
+/// The C++ deadline_sleep exercise's table, on the mock timer.
+#[test]
+fn deadline_sleep_preset() {
+    insta::assert_snapshot!(
+        "deadline_sleep_preset",
+        stdout_of(&["bench", "--mock-timer", "--preset", "deadline-sleep"])
+    );
+}
+
+/// The preset is the exercise: its 8 waits in its order, 5 sleeps each, no warm-up, the
+/// three methods; each default still open to change.
+#[test]
+fn the_deadline_sleep_preset_sets_the_exercise_and_yields_to_given_options() {
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let json = stdout_of(
+            &[
+                &[
+                    "bench",
+                    "--mock-timer",
+                    "--preset",
+                    "deadline-sleep",
+                    "--export-json",
+                    "-",
+                ][..],
+                extra,
+            ]
+            .concat(),
+        );
+        serde_json::from_str(&json).unwrap()
+    };
+    let json = run(&[]);
+    assert_eq!(json["run"]["samples_per_method"], 5);
+    assert_eq!(json["run"]["warmup"], 0);
+    let results = json["results"].as_array().unwrap();
+    let waits: Vec<u64> = results
+        .iter()
+        .map(|r| r["wait_ns"].as_u64().unwrap())
+        .collect();
+    let mut expected = Vec::new();
+    for wait in [
+        50_000_000, 20_000_000, 10_000_000, 5_000_000, 1_000_000, 500_000, 100_000, 1_000,
+    ] {
+        expected.extend([wait; 3]);
+    }
+    assert_eq!(waits, expected);
+    let methods: Vec<&str> = results[..3]
+        .iter()
+        .map(|r| r["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods, ["native", "hybrid", "std"], "the three, in table order");
+    assert!(
+        results.iter().all(|r| r["samples"] == 5 && r["early"] == 0),
+        "{results:?}"
+    );
+
+    let json = run(&["--samples", "2", "--wait", "1ms", "--methods", "hybrid"]);
+    let results = json["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1);
+    assert_eq!(
+        (
+            results[0]["samples"].as_u64(),
+            results[0]["wait_ns"].as_u64()
+        ),
+        (Some(2), Some(1_000_000))
+    );
+}

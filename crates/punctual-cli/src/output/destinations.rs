@@ -65,6 +65,7 @@ impl Destinations {
             outcome(stdio::print(&match self.format {
                 TableFormat::Table => super::table::render(report),
                 TableFormat::Timetest => super::timetest::render(report),
+                TableFormat::DeadlineSleep => super::deadline_sleep::render(report),
             }));
         }
         for (format, destination) in &self.exports {
