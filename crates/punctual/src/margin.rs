@@ -327,6 +327,7 @@ impl MarginEstimator {
         }
         let (tail, headroom) = (self.config.tail(), self.config.headroom());
         let plan = match window {
+            None if most.is_zero() => Plan::Native { wanted },
             // Nothing measured yet: spin what the budget allows until there is.
             None => Plan::Capped {
                 margin: most,

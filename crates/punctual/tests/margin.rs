@@ -416,3 +416,16 @@ fn a_tail_longer_than_the_wait_still_reads_the_window_of_the_wait_s_own_length()
         }
     );
 }
+
+#[test]
+fn a_budget_of_zero_spins_no_wait_however_short() {
+    let mut est = MarginEstimator::new(HybridConfig::new().with_budget(0.0)).unwrap();
+    assert_eq!(
+        est.plan(US),
+        Plan::Native {
+            wanted: est.config().initial_margin()
+        }
+    );
+    feed(&mut est, US * 60, US * 20, 100);
+    assert_eq!(est.plan(US), Plan::Native { wanted: US * 20 });
+}
