@@ -56,6 +56,45 @@
 //!   than a native sleep all the way would. Only a budget of zero sleeps natively all the
 //!   way ([`Plan::Native`]).
 //!
+//! # Short waits
+//!
+//! A native part costs its thread CPU of its own (the system call, the switch away and
+//! back: `c`, read off the thread CPU clock around native parts,
+//! [`MarginEstimator::native_cost`]) and wakes no sooner than the floor `f` of its
+//! oversleeps past its target. A spin of the whole wait `w` costs `w` of CPU and is on
+//! time. An on-time native part ends at least `f` before the deadline, so it is at most
+//! `w - f` long, and it gives back at most its length plus the oversleep the margin
+//! covered, less `c`: at most `w - c` of CPU. So a wait shorter than
+//!
+//! ```text
+//! threshold = min(f + c, m0)        m0: the initial margin
+//! ```
+//!
+//! is spun whole ([`Plan::Spin`], [`MarginEstimator::short_threshold`]): a native part
+//! there saves less than the floor `f` in CPU (nothing at all below `c`), and wakes late
+//! whenever its oversleep passes the margin, where the spin is on time. `f` is the floor of
+//! the trusted window nearest the wait's length (the least oversleep of all while no window
+//! is trusted), `c` the median of the last 16 costs (zero while none is recorded, or where
+//! the clock counts whole ticks and reads zero: then the threshold is the floor alone, below
+//! which a native part cannot be on time at all). The budget rule applies from the
+//! threshold up; a budget of zero spins no wait.
+//!
+//! The initial margin [`HybridConfig::initial_margin`] is the library's guess at a native
+//! sleep's oversleep. Before anything is measured it is the threshold: by that guess a
+//! native part of a shorter wait would wake past the deadline, and spinning such a wait
+//! whole costs no more CPU than the initial margin the first hybrid wait spins anyway.
+//! After, it bounds the threshold: a spin teaches nothing, so a floor raised by a burst of
+//! stalls would keep every wait under it spinning whole after the burst had passed, where a
+//! wait longer than the initial margin always keeps a native part to learn from. For the
+//! same reason, while the threshold rests on the initial margin alone and no window is
+//! trusted, a [`Sleeper`](crate::Sleeper) plans one in 16 of the waits it would spin whole
+//! by the budget rule instead, as a probe (which may wake late: it has nothing to go on),
+//! if they are at least the budget's share of the initial margin long; shorter ones cost
+//! less spun whole than the budget would let a wait of the initial margin spin.
+//!
+//! The async driver's tail plans by the budget rule alone: its spin holds up the executor's
+//! other tasks, and its delays are not one thread's native sleeps.
+//!
 //! # New lengths, and the first sleeps
 //!
 //! A length with fewer than 8 samples of its own does not start from a guess when the thread
@@ -78,7 +117,10 @@
 //! `R` more than its own samples alone would ask (their tail, which is at least their
 //! least), and the budget still caps it at the budget plus the floor. So a length's first
 //! seven sleeps spin at most `7 * R` more than their own samples would have them spin, once
-//! per length and thread; the first sleep of a thread spins at most `m0`.
+//! per length and thread; the first sleep of a thread spins at most `m0`, and so does each
+//! wait shorter than `m0` spun whole before anything is measured. Reading the cost takes two
+//! reads of the thread CPU clock around a native part: around the first 16 but the very
+//! first (which pays the thread's timer set-up), then around one in 16.
 //!
 //! # Why the samples are kept by sleep length
 //!
@@ -92,10 +134,13 @@
 //! own leans on the nearest one that has them, longer sleeps first (their oversleep is
 //! the larger, so borrowing errs towards spinning, not towards waking late).
 
+mod cost;
 mod window;
 
 use std::time::Duration;
 
+use cost::NativeCost;
+pub(crate) use cost::COST_SAMPLES;
 use window::Window;
 
 use crate::{saturating_nanos, Error, HybridConfig};
@@ -124,13 +169,25 @@ pub enum Plan {
         /// The margin the tail target wanted.
         wanted: Duration,
     },
+    /// Spin the whole wait, no native part: the wait is shorter than a native sleep's
+    /// oversleep floor plus its CPU cost ([`MarginEstimator::short_threshold`]), so no native
+    /// part could serve it better.
+    Spin {
+        /// The whole wait.
+        margin: Duration,
+        /// The margin the tail target wanted.
+        wanted: Duration,
+    },
 }
 
 impl Plan {
-    /// How early the native sleep ends (zero for [`Plan::Native`]).
+    /// How early the native sleep ends (zero for [`Plan::Native`], the whole wait for
+    /// [`Plan::Spin`]).
     pub fn margin(&self) -> Duration {
         match *self {
-            Plan::Hybrid { margin } | Plan::Capped { margin, .. } => margin,
+            Plan::Hybrid { margin } | Plan::Capped { margin, .. } | Plan::Spin { margin, .. } => {
+                margin
+            }
             Plan::Native { .. } => Duration::ZERO,
         }
     }
@@ -140,7 +197,8 @@ impl Plan {
         match *self {
             Plan::Hybrid { margin: wanted }
             | Plan::Capped { wanted, .. }
-            | Plan::Native { wanted } => wanted,
+            | Plan::Native { wanted }
+            | Plan::Spin { wanted, .. } => wanted,
         }
     }
 }
@@ -261,6 +319,7 @@ fn tail_margin(sorted: &[u32], tail: f64, headroom: f64) -> u64 {
 pub struct MarginEstimator {
     config: HybridConfig,
     buckets: [Window; BUCKETS],
+    costs: NativeCost,
     level_shifts: u64,
 }
 
@@ -284,6 +343,7 @@ impl MarginEstimator {
         Ok(MarginEstimator {
             config,
             buckets: Default::default(),
+            costs: NativeCost::default(),
             level_shifts: 0,
         })
     }
@@ -308,7 +368,7 @@ impl MarginEstimator {
         self.record_in(LengthClass(bucket_of(native) as u8), oversleep);
     }
 
-    /// Records an oversleep of a native part whose class [`MarginEstimator::plan_classed`]
+    /// Records an oversleep of a native part whose class [`MarginEstimator::plan_budgeted`]
     /// gave.
     pub(crate) fn record_in(&mut self, class: LengthClass, oversleep: Duration) {
         let nanos = u32::try_from(saturating_nanos(oversleep)).unwrap_or(u32::MAX);
@@ -316,6 +376,30 @@ impl MarginEstimator {
         if self.buckets[bucket].push(nanos, self.config.window()) {
             self.level_shifts += 1;
         }
+    }
+
+    /// Records that one native sleep cost its thread `cpu` of CPU time (the thread CPU
+    /// clock's reading after it, less the one before). The median of the last 16 is the
+    /// cost in the [short-wait threshold](MarginEstimator::short_threshold).
+    pub fn record_cost(&mut self, cpu: Duration) {
+        self.costs
+            .push(u32::try_from(saturating_nanos(cpu)).unwrap_or(u32::MAX));
+    }
+
+    /// What a native sleep costs this thread in CPU time: the median of the last 16
+    /// [recorded](MarginEstimator::record_cost), or `None` before the first.
+    pub fn native_cost(&self) -> Option<Duration> {
+        self.costs.median()
+    }
+
+    /// How many CPU costs are kept (at most 16).
+    pub(crate) fn cost_samples(&self) -> usize {
+        self.costs.len()
+    }
+
+    /// Whether any length has enough samples to speak for itself.
+    pub(crate) fn trusts_any(&self) -> bool {
+        self.buckets.iter().any(is_trusted)
     }
 
     /// The nearest window to `home` that `fits`, the longer one when two are as near:
@@ -381,15 +465,73 @@ impl MarginEstimator {
         self.evidence(bucket_of(native)).wanted
     }
 
-    /// What to do for a wait of `wait` from now.
-    pub fn plan(&self, wait: Duration) -> Plan {
-        self.plan_classed(wait).0
+    /// The wait below which [`MarginEstimator::plan`] spins a wait of about `wait` whole
+    /// ([`Plan::Spin`]): the oversleep floor of native sleeps of about that length plus what
+    /// a native sleep costs the thread in CPU, at most the initial margin, which is also the
+    /// threshold before anything is measured. See the module docs, "Short waits".
+    ///
+    /// The floor is that of the trusted window nearest the wait's length (the least
+    /// oversleep of all while none is trusted); the cost is [`MarginEstimator::native_cost`],
+    /// zero while none is recorded.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use punctual::margin::{MarginEstimator, Plan};
+    /// use punctual::HybridConfig;
+    ///
+    /// let us = Duration::from_micros;
+    /// let config = HybridConfig::new().with_initial_margin(us(100));
+    /// let mut est = MarginEstimator::new(config)?;
+    /// assert_eq!(est.short_threshold(us(40)), us(100), "nothing measured yet");
+    /// for _ in 0..100 {
+    ///     est.record(us(60), us(20)); // native sleeps of 60 us wake 20 us late
+    ///     est.record_cost(us(35)); // and cost the thread 35 us of CPU
+    /// }
+    /// assert_eq!(est.short_threshold(us(40)), us(55));
+    /// assert_eq!(est.plan(us(40)), Plan::Spin { margin: us(40), wanted: us(20) });
+    /// # Ok::<(), punctual::Error>(())
+    /// ```
+    pub fn short_threshold(&self, wait: Duration) -> Duration {
+        // The initial margin is the guess at how far a native sleep oversleeps: before
+        // anything is measured, a native part of a shorter wait would, by that guess, wake
+        // past the deadline and cost the thread a system call besides, where a spin of the
+        // wait is on time and costs no more than the initial margin the first hybrid wait
+        // spins anyway. Once measured it still bounds the threshold: a spin teaches nothing,
+        // so a floor raised by a burst of stalls would keep every wait under it spinning
+        // whole long after the burst; bounded, a wait longer than the initial margin always
+        // keeps a native part, and the windows keep learning.
+        let most = self.config.initial_margin();
+        let floor = match self.nearest(bucket_of(wait), is_trusted) {
+            Some(window) => floor_of(window),
+            None => match self.buckets.iter().filter_map(|w| w.sorted().first()).min() {
+                Some(&nanos) => Duration::from_nanos(u64::from(nanos)),
+                None => return most,
+            },
+        };
+        (floor + self.native_cost().unwrap_or(Duration::ZERO)).min(most)
     }
 
-    /// [`MarginEstimator::plan`], and the length class of the native part it planned, for a
-    /// caller that learns the oversleep later and elsewhere (an async sleep: see
-    /// [`MarginEstimator::record_in`]).
-    pub(crate) fn plan_classed(&self, wait: Duration) -> (Plan, LengthClass) {
+    /// What to do for a wait of `wait` from now: spin it whole when it is shorter than the
+    /// [short-wait threshold](MarginEstimator::short_threshold) (and the budget is not zero),
+    /// else the budget rule's plan.
+    pub fn plan(&self, wait: Duration) -> Plan {
+        let plan = self.plan_budgeted(wait).0;
+        // A budget of zero asks for no spin at all, however short the wait.
+        if self.config.budget() > 0.0 && wait < self.short_threshold(wait) {
+            return Plan::Spin {
+                margin: wait,
+                wanted: plan.wanted(),
+            };
+        }
+        plan
+    }
+
+    /// The plan of the budget rule alone, short waits or not, and the length class of the
+    /// native part it planned: for the async tail, whose spin holds up the executor's other
+    /// tasks and which learns the delay later and elsewhere (see
+    /// [`MarginEstimator::record_in`]), and for a sleeper's probe while it has measured
+    /// nothing.
+    pub(crate) fn plan_budgeted(&self, wait: Duration) -> (Plan, LengthClass) {
         // The native part is `wait - margin`, and the margin depends on the native length:
         // a first guess from the whole wait settles it. The guess is kept within the budget
         // (a margin passes it by no more than the floor of recent oversleeps), or a tail

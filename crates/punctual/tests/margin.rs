@@ -419,6 +419,93 @@ fn a_tail_longer_than_the_wait_still_reads_the_window_of_the_wait_s_own_length()
     );
 }
 
+/// Oversleeps of 20 to 40 us for native sleeps of 60 us, each costing the thread 35 us of
+/// CPU: the floor is 20 us, the short-wait threshold 55 us.
+fn measured_short_sleeps() -> MarginEstimator {
+    let mut est = estimator();
+    let mut noise = Noise(3);
+    for _ in 0..200 {
+        est.record(US * 60, noise.next(20, 20));
+        est.record_cost(US * 35);
+    }
+    est
+}
+
+#[test]
+fn a_wait_shorter_than_the_native_floor_plus_its_cost_is_spun_whole() {
+    let est = measured_short_sleeps();
+    let threshold = est.short_threshold(US * 40);
+    // The floor is the 1st percentile of 200 samples, just over 20 us.
+    assert!(
+        threshold >= US * 55 && threshold < US * 56,
+        "floor + cost: {threshold:?}"
+    );
+    assert_eq!(est.native_cost(), Some(US * 35));
+    for wait in [Duration::from_nanos(1), US, US * 10, threshold - US / 1000] {
+        let plan = est.plan(wait);
+        assert!(
+            matches!(plan, Plan::Spin { margin, .. } if margin == wait),
+            "{wait:?}: {plan:?}"
+        );
+        assert_eq!(est.short_threshold(wait), threshold, "one floor, nearest");
+    }
+    // At the threshold and past it, the budget rule: the spin is the margin less the
+    // oversleep, at most the budget plus the floor.
+    for wait in [threshold, US * 100, WAIT] {
+        let plan = est.plan(wait);
+        assert!(!matches!(plan, Plan::Spin { .. }), "{wait:?}: {plan:?}");
+        assert!(plan.margin() < wait, "{wait:?}: {plan:?}");
+        assert!(plan.margin() <= wait / 4 + US * 21, "{wait:?}: {plan:?}");
+    }
+}
+
+#[test]
+fn without_a_cost_the_short_wait_threshold_is_the_floor() {
+    let mut est = estimator();
+    feed(&mut est, US * 60, US * 20, 100);
+    assert_eq!(est.native_cost(), None);
+    assert_eq!(est.short_threshold(US * 10), US * 20);
+    assert!(matches!(est.plan(US * 19), Plan::Spin { .. }));
+    assert!(!matches!(est.plan(US * 20), Plan::Spin { .. }));
+}
+
+#[test]
+fn the_cost_in_the_threshold_passes_over_stray_readings() {
+    let mut est = measured_short_sleeps();
+    let threshold = est.short_threshold(US * 40);
+    // A clock that counts whole ticks reads a tick now and then.
+    est.record_cost(Duration::from_micros(15_625));
+    est.record_cost(Duration::from_micros(15_625));
+    assert_eq!(est.short_threshold(US * 40), threshold);
+    // And most of the time zero: the threshold falls to the floor.
+    for _ in 0..16 {
+        est.record_cost(Duration::ZERO);
+    }
+    assert_eq!(est.short_threshold(US * 40), threshold - US * 35);
+}
+
+#[test]
+fn before_anything_is_measured_waits_under_the_initial_margin_are_spun_whole() {
+    let est = MarginEstimator::new(HybridConfig::new().with_initial_margin(US * 100)).unwrap();
+    assert_eq!(est.short_threshold(US), US * 100);
+    for wait in [US, US * 50, US * 99] {
+        assert_eq!(
+            est.plan(wait),
+            Plan::Spin {
+                margin: wait,
+                wanted: US * 100
+            }
+        );
+    }
+    assert!(!matches!(est.plan(US * 100), Plan::Spin { .. }));
+    let none =
+        MarginEstimator::new(HybridConfig::new().with_initial_margin(Duration::ZERO)).unwrap();
+    assert!(
+        !matches!(none.plan(US), Plan::Spin { .. }),
+        "an initial margin of zero assumes native sleeps wake on time"
+    );
+}
+
 #[test]
 fn a_budget_of_zero_spins_no_wait_however_short() {
     let mut est = MarginEstimator::new(HybridConfig::new().with_budget(0.0)).unwrap();
@@ -504,12 +591,17 @@ fn a_young_length_reaches_its_neighbours_spread_above_its_own_samples() {
 }
 
 #[test]
-fn a_first_sample_that_stalled_does_not_stop_the_learning() {
+fn a_first_sample_that_stalled_neither_spins_long_waits_whole_nor_stops_the_learning() {
     let config = HybridConfig::new().with_initial_margin(US * 100);
     let wait = Duration::from_millis(2);
     let mut est = MarginEstimator::new(config).unwrap();
     // The thread's first native part woke 3 ms late.
     est.record(wait - US * 100, Duration::from_millis(3));
+    assert_eq!(
+        est.short_threshold(wait),
+        US * 100,
+        "the threshold is at most the initial margin"
+    );
     let plan = est.plan(wait);
     assert!(
         plan.margin() < wait,
