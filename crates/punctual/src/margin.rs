@@ -39,21 +39,88 @@
 //! - **CPU budget**: the spin may not exceed [`HybridConfig::budget`] of the requested wait
 //!   (a quarter by default). What a wait spins is its margin less its native part's
 //!   oversleep, and no native sleep wakes on time: the margin may exceed the budget by the
-//!   *floor* of recent oversleeps (the 1st percentile of its window), and only a wait whose
-//!   native part wakes sooner than 99 in 100 recent ones spins past the budget, by less
-//!   than that floor. Where the floor is large against the budget this is most of what the
-//!   margin buys: at 100 us waits on this VM (a 25 us budget, oversleeps of 25 to 60 us and
-//!   more) a margin capped at the budget itself covered nothing, and with the floor the
-//!   median lateness fell from 25 to 31 us to under 100 ns in most runs (`docs/margin.md`).
+//!   *floor* of recent oversleeps (the 1st percentile of a trusted window, its least sample
+//!   while it holds fewer than 201), and only a wait whose native part wakes sooner than 99
+//!   in 100 recent ones (than all `n` of a window under 100: one chance in `n + 1`) spins
+//!   past the budget, by less than that floor. Where the floor is large against the budget
+//!   this is most of what the margin buys: a margin capped at the budget itself covers
+//!   nothing when every oversleep is longer than the budget (`docs/margin.md`, "The budget
+//!   caps the spin").
 //!   When the tail target needs more, the margin covers 90% of the recent oversleeps that
 //!   fit in the budget and its floor and no more
 //!   ([`Plan::Capped`]): a stall longer than the budget cannot be covered anyway, and
 //!   letting it into the estimate would only burn the whole budget on every wait; with the
 //!   tail lost to stalls, covering the top of what fits buys little for its CPU. When not
-//!   even one recent oversleep fits, the margin is all of it: the native part overshoots
-//!   it on every recent sleep, so it spins for none of them and each ends that much sooner
+//!   even one recent oversleep fits, the margin is all of it: the native part overshoots it
+//!   on every recent sleep, so it spins for none of them and each ends that much sooner
 //!   than a native sleep all the way would. Only a budget of zero sleeps natively all the
 //!   way ([`Plan::Native`]).
+//!
+//! # Short waits
+//!
+//! A native part costs its thread CPU of its own (the system call, the switch away and
+//! back: `c`, read off the thread CPU clock around native parts,
+//! [`MarginEstimator::native_cost`]) and wakes no sooner than the floor `f` of its
+//! oversleeps past its target. A spin of the whole wait `w` costs `w` of CPU and is on
+//! time. An on-time native part ends at least `f` before the deadline, so it is at most
+//! `w - f` long, and it gives back at most its length plus the oversleep the margin
+//! covered, less `c`: at most `w - c` of CPU. So a wait shorter than
+//!
+//! ```text
+//! threshold = min(f + c, m0)        m0: the initial margin
+//! ```
+//!
+//! is spun whole ([`Plan::Spin`], [`MarginEstimator::short_threshold`]): a native part
+//! there saves less than the floor `f` in CPU (nothing at all below `c`), and wakes late
+//! whenever its oversleep passes the margin, where the spin is on time. `f` is the floor of
+//! the trusted window nearest the wait's length (the least oversleep of all while no window
+//! is trusted), `c` the median of the last 16 costs (zero while none is recorded, or where
+//! the clock counts whole ticks and reads zero: then the threshold is the floor alone, below
+//! which a native part cannot be on time at all). The budget rule applies from the
+//! threshold up; a budget of zero spins no wait.
+//!
+//! The initial margin [`HybridConfig::initial_margin`] is the library's guess at a native
+//! sleep's oversleep. Before anything is measured it is the threshold: by that guess a
+//! native part of a shorter wait would wake past the deadline, and spinning such a wait
+//! whole costs no more CPU than the initial margin the first hybrid wait spins anyway.
+//! After, it bounds the threshold: a spin teaches nothing, so a floor raised by a burst of
+//! stalls would keep every wait under it spinning whole after the burst had passed, where a
+//! wait longer than the initial margin always keeps a native part to learn from. For the
+//! same reason, while the threshold rests on the initial margin alone and no window is
+//! trusted, a [`Sleeper`](crate::Sleeper) plans one in 16 of the waits it would spin whole
+//! by the budget rule instead, as a probe (which may wake late: it has nothing to go on),
+//! if they are at least the budget's share of the initial margin long; shorter ones cost
+//! less spun whole than the budget would let a wait of the initial margin spin.
+//!
+//! The async driver's tail plans by the budget rule alone: its spin holds up the executor's
+//! other tasks, and its delays are not one thread's native sleeps.
+//!
+//! # New lengths, and the first sleeps
+//!
+//! A length with fewer than 8 samples of its own does not start from a guess when the thread
+//! knows other lengths: it reaches above its least sample as far as the nearest trusted
+//! window's margin reaches above that window's floor (its *reach*), and at least as far as
+//! its own tail; with no samples it borrows the nearest trusted window whole (its margin, its
+//! floor for the budget, its samples for a capped margin). Only with no trusted window at all
+//! is the reach the initial margin. So the first sleep at a new length is late only when the
+//! length's oversleep is higher than its neighbour's by more than the neighbour's reach, and
+//! the first sleep of a thread (nothing to go on) only when its native part oversleeps past
+//! the initial margin; the next one then reaches the initial margin past that oversleep.
+//!
+//! A young length's floor, for the budget, is its least sample but no higher than the
+//! trusted neighbour's floor, and zero while no window is trusted: its few samples may all
+//! be stalls, and a floor that high would let the margin run to the whole wait, which spins
+//! and teaches nothing.
+//!
+//! What that costs, with `R` the reach (the neighbour's, or the initial margin `m0`): the
+//! margin of each of the first 7 sleeps at a length is `max(least + R, own tail)`, at most
+//! `R` more than its own samples alone would ask (their tail, which is at least their
+//! least), and the budget still caps it at the budget plus the floor. So a length's first
+//! seven sleeps spin at most `7 * R` more than their own samples would have them spin, once
+//! per length and thread; the first sleep of a thread spins at most `m0`, and so does each
+//! wait shorter than `m0` spun whole before anything is measured. Reading the cost takes two
+//! reads of the thread CPU clock around a native part: around the first 16 but the very
+//! first (which pays the thread's timer set-up), then around one in 16.
 //!
 //! # Why the samples are kept by sleep length
 //!
@@ -64,13 +131,16 @@
 //! 10 ms. One window for all lengths would spin too long before short sleeps and too short
 //! before long ones, so samples go into buckets by native length, a factor of 4 apart
 //! (under 16 us, 16 to 64 us, ... , 64 ms and over). A bucket with too few samples of its
-//! own borrows from the nearest one that has them, longer sleeps first (their oversleep is
+//! own leans on the nearest one that has them, longer sleeps first (their oversleep is
 //! the larger, so borrowing errs towards spinning, not towards waking late).
 
+mod cost;
 mod window;
 
 use std::time::Duration;
 
+use cost::NativeCost;
+pub(crate) use cost::COST_SAMPLES;
 use window::Window;
 
 use crate::{saturating_nanos, Error, HybridConfig};
@@ -99,13 +169,25 @@ pub enum Plan {
         /// The margin the tail target wanted.
         wanted: Duration,
     },
+    /// Spin the whole wait, no native part: the wait is shorter than a native sleep's
+    /// oversleep floor plus its CPU cost ([`MarginEstimator::short_threshold`]), so no native
+    /// part could serve it better.
+    Spin {
+        /// The whole wait.
+        margin: Duration,
+        /// The margin the tail target wanted.
+        wanted: Duration,
+    },
 }
 
 impl Plan {
-    /// How early the native sleep ends (zero for [`Plan::Native`]).
+    /// How early the native sleep ends (zero for [`Plan::Native`], the whole wait for
+    /// [`Plan::Spin`]).
     pub fn margin(&self) -> Duration {
         match *self {
-            Plan::Hybrid { margin } | Plan::Capped { margin, .. } => margin,
+            Plan::Hybrid { margin } | Plan::Capped { margin, .. } | Plan::Spin { margin, .. } => {
+                margin
+            }
             Plan::Native { .. } => Duration::ZERO,
         }
     }
@@ -115,7 +197,8 @@ impl Plan {
         match *self {
             Plan::Hybrid { margin: wanted }
             | Plan::Capped { wanted, .. }
-            | Plan::Native { wanted } => wanted,
+            | Plan::Native { wanted }
+            | Plan::Spin { wanted, .. } => wanted,
         }
     }
 }
@@ -123,7 +206,8 @@ impl Plan {
 /// Buckets by native sleep length: under 16 us, then a factor of 4 each, 64 ms and over last.
 const BUCKETS: usize = 8;
 const FIRST_BUCKET_NANOS: u64 = 16_000;
-/// A bucket with fewer samples borrows from a neighbour.
+/// A bucket with fewer samples is young: it borrows its reach above its least sample from
+/// a neighbour (see [`MarginEstimator::evidence`]).
 const MIN_SAMPLES: usize = 8;
 /// The share of the oversleeps within the budget that a capped margin covers. When more
 /// than `1 - tail` of them are past the budget, the tail is lost to stalls whatever the
@@ -133,9 +217,6 @@ const CAPPED_TAIL: f64 = 0.9;
 /// The window size at which the headroom is [`HybridConfig::headroom`] spreads; it shrinks in
 /// proportion past it, as the error of the quantile read off the window does.
 const HEADROOM_SAMPLES: usize = 100;
-
-/// A window this young has no floor: its least sample is not yet a 1st percentile.
-const FLOOR_SAMPLES: usize = 100;
 
 /// Which bucket a native length falls in, kept by a caller between planning a wait and
 /// recording its oversleep; one byte, so an async sleep carries it for free.
@@ -166,16 +247,24 @@ fn bucket_of(native: Duration) -> usize {
     (1 + log2 / 2).min(BUCKETS - 1)
 }
 
-/// The floor of a window's oversleeps: the 1st percentile of the last [`FLOOR_SAMPLES`] or
-/// more, zero for a younger window. A margin that much over the budget spins past the budget
-/// only on a native part that wakes sooner than 99 in 100 of them did (at 100 samples, the
-/// least of them: one chance in 101).
+/// The floor of a window's oversleeps: its 1st percentile, which is its least sample while it
+/// holds fewer than 201 (zero for an empty window). A margin that much over the budget spins
+/// past the budget only on a native part that wakes sooner than 99 in 100 of them did, or
+/// sooner than all `n` of a window under 100 (one chance in `n + 1`).
 fn floor_of(window: &Window) -> Duration {
     let sorted = window.sorted();
-    if sorted.len() < FLOOR_SAMPLES {
-        return Duration::ZERO;
-    }
-    Duration::from_nanos(u64::from(sorted[(sorted.len() - 1) / 100]))
+    sorted
+        .get(sorted.len().saturating_sub(1) / 100)
+        .map_or(Duration::ZERO, |&nanos| {
+            Duration::from_nanos(u64::from(nanos))
+        })
+}
+
+/// How far above its floor a trusted window's margin reaches: what a young length adds to
+/// its own least sample.
+fn reach_of(window: &Window, tail: f64, headroom: f64) -> Duration {
+    Duration::from_nanos(tail_margin(window.sorted(), tail, headroom))
+        .saturating_sub(floor_of(window))
 }
 
 /// The margin over a window's samples no longer than `limit_nanos`, or `None` when none is.
@@ -187,6 +276,10 @@ fn margin_within(window: &Window, limit_nanos: u64, tail: f64, headroom: f64) ->
 
 fn is_trusted(window: &Window) -> bool {
     window.sorted().len() >= MIN_SAMPLES
+}
+
+fn is_measured(window: &Window) -> bool {
+    !window.sorted().is_empty()
 }
 
 /// `q_tail + headroom * (q_tail - q_median)` of an ascending, non-empty slice, where
@@ -226,7 +319,17 @@ fn tail_margin(sorted: &[u32], tail: f64, headroom: f64) -> u64 {
 pub struct MarginEstimator {
     config: HybridConfig,
     buckets: [Window; BUCKETS],
+    costs: NativeCost,
     level_shifts: u64,
+}
+
+/// What the estimator knows of native sleeps of one length: the window whose samples a
+/// capped margin is read off (the length's own, or the one it borrows), the margin the tail
+/// target wants, and the floor the margin may pass the budget by.
+struct Evidence<'a> {
+    window: Option<&'a Window>,
+    wanted: Duration,
+    floor: Duration,
 }
 
 impl MarginEstimator {
@@ -240,6 +343,7 @@ impl MarginEstimator {
         Ok(MarginEstimator {
             config,
             buckets: Default::default(),
+            costs: NativeCost::default(),
             level_shifts: 0,
         })
     }
@@ -264,7 +368,7 @@ impl MarginEstimator {
         self.record_in(LengthClass(bucket_of(native) as u8), oversleep);
     }
 
-    /// Records an oversleep of a native part whose class [`MarginEstimator::plan_classed`]
+    /// Records an oversleep of a native part whose class [`MarginEstimator::plan_budgeted`]
     /// gave.
     pub(crate) fn record_in(&mut self, class: LengthClass, oversleep: Duration) {
         let nanos = u32::try_from(saturating_nanos(oversleep)).unwrap_or(u32::MAX);
@@ -274,52 +378,177 @@ impl MarginEstimator {
         }
     }
 
-    /// The window that speaks for native sleeps of length `native`: its own bucket's, or the
-    /// nearest with enough samples, the longer one when two are as near.
-    fn window_for(&self, native: Duration) -> Option<&Window> {
-        let home = bucket_of(native);
+    /// Records that one native sleep cost its thread `cpu` of CPU time (the thread CPU
+    /// clock's reading after it, less the one before). The median of the last 16 is the
+    /// cost in the [short-wait threshold](MarginEstimator::short_threshold).
+    pub fn record_cost(&mut self, cpu: Duration) {
+        self.costs
+            .push(u32::try_from(saturating_nanos(cpu)).unwrap_or(u32::MAX));
+    }
+
+    /// What a native sleep costs this thread in CPU time: the median of the last 16
+    /// [recorded](MarginEstimator::record_cost), or `None` before the first.
+    pub fn native_cost(&self) -> Option<Duration> {
+        self.costs.median()
+    }
+
+    /// How many CPU costs are kept (at most 16).
+    pub(crate) fn cost_samples(&self) -> usize {
+        self.costs.len()
+    }
+
+    /// Whether any length has enough samples to speak for itself.
+    pub(crate) fn trusts_any(&self) -> bool {
+        self.buckets.iter().any(is_trusted)
+    }
+
+    /// The nearest window to `home` that `fits`, the longer one when two are as near:
+    /// longer sleeps oversleep more, so borrowing from one errs towards spinning, not
+    /// towards waking late.
+    fn nearest(&self, home: usize, fits: fn(&Window) -> bool) -> Option<&Window> {
         (0..BUCKETS)
             .flat_map(|d| [home + d, home.wrapping_sub(d)])
             .filter(|&b| b < BUCKETS)
             .map(|b| &self.buckets[b])
-            .find(|w| is_trusted(w))
+            .find(|w| fits(w))
+    }
+
+    /// What speaks for native sleeps in `bucket`; see the module docs, "New lengths".
+    ///
+    /// - A trusted window (8 samples or more) speaks for itself.
+    /// - A young one (1 to 7) reaches above its least sample as far as the nearest trusted
+    ///   window's margin reaches above that window's floor, or by the initial margin when no
+    ///   window is trusted, and at least as far as its own tail. Its floor is its least
+    ///   sample, but no higher than the trusted window's floor, and zero with none: a few
+    ///   samples may all be stalls, and a floor that high would let every margin run to the
+    ///   whole wait, which spins and teaches nothing.
+    /// - An empty one borrows the nearest trusted window whole; with none, it is planned as
+    ///   the nearest young one; with none of those either, the initial margin.
+    fn evidence(&self, bucket: usize) -> Evidence<'_> {
+        let (tail, headroom) = (self.config.tail(), self.config.headroom());
+        let own = &self.buckets[bucket];
+        let trusted = self.nearest(bucket, is_trusted);
+        let young = match trusted {
+            Some(window) if is_trusted(own) || !is_measured(own) => {
+                return Evidence {
+                    window: Some(window),
+                    wanted: Duration::from_nanos(tail_margin(window.sorted(), tail, headroom)),
+                    floor: floor_of(window),
+                };
+            }
+            _ if is_measured(own) => own,
+            _ => match self.nearest(bucket, is_measured) {
+                Some(window) => window,
+                None => {
+                    return Evidence {
+                        window: None,
+                        wanted: self.config.initial_margin(),
+                        floor: Duration::ZERO,
+                    }
+                }
+            },
+        };
+        let least = floor_of(young);
+        let reach = trusted.map_or(self.config.initial_margin(), |window| {
+            reach_of(window, tail, headroom)
+        });
+        let own_tail = Duration::from_nanos(tail_margin(young.sorted(), tail, headroom));
+        Evidence {
+            window: Some(young),
+            wanted: (least + reach).max(own_tail),
+            floor: trusted.map_or(Duration::ZERO, |window| floor_of(window).min(least)),
+        }
     }
 
     /// The learned margin for a native sleep of length `native`, without the budget.
     pub fn margin_for_native(&self, native: Duration) -> Duration {
-        self.margin_of(self.window_for(native))
+        self.evidence(bucket_of(native)).wanted
     }
 
-    /// The tail target's margin over `window` (the initial margin without one).
-    fn margin_of(&self, window: Option<&Window>) -> Duration {
-        let (tail, headroom) = (self.config.tail(), self.config.headroom());
-        window.map_or(self.config.initial_margin(), |w| {
-            Duration::from_nanos(tail_margin(w.sorted(), tail, headroom))
-        })
+    /// The wait below which [`MarginEstimator::plan`] spins a wait of about `wait` whole
+    /// ([`Plan::Spin`]): the oversleep floor of native sleeps of about that length plus what
+    /// a native sleep costs the thread in CPU, at most the initial margin, which is also the
+    /// threshold before anything is measured. See the module docs, "Short waits".
+    ///
+    /// The floor is that of the trusted window nearest the wait's length (the least
+    /// oversleep of all while none is trusted); the cost is [`MarginEstimator::native_cost`],
+    /// zero while none is recorded.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use punctual::margin::{MarginEstimator, Plan};
+    /// use punctual::HybridConfig;
+    ///
+    /// let us = Duration::from_micros;
+    /// let config = HybridConfig::new().with_initial_margin(us(100));
+    /// let mut est = MarginEstimator::new(config)?;
+    /// assert_eq!(est.short_threshold(us(40)), us(100), "nothing measured yet");
+    /// for _ in 0..100 {
+    ///     est.record(us(60), us(20)); // native sleeps of 60 us wake 20 us late
+    ///     est.record_cost(us(35)); // and cost the thread 35 us of CPU
+    /// }
+    /// assert_eq!(est.short_threshold(us(40)), us(55));
+    /// assert_eq!(est.plan(us(40)), Plan::Spin { margin: us(40), wanted: us(20) });
+    /// # Ok::<(), punctual::Error>(())
+    /// ```
+    pub fn short_threshold(&self, wait: Duration) -> Duration {
+        // The initial margin is the guess at how far a native sleep oversleeps: before
+        // anything is measured, a native part of a shorter wait would, by that guess, wake
+        // past the deadline and cost the thread a system call besides, where a spin of the
+        // wait is on time and costs no more than the initial margin the first hybrid wait
+        // spins anyway. Once measured it still bounds the threshold: a spin teaches nothing,
+        // so a floor raised by a burst of stalls would keep every wait under it spinning
+        // whole long after the burst; bounded, a wait longer than the initial margin always
+        // keeps a native part, and the windows keep learning.
+        let most = self.config.initial_margin();
+        let floor = match self.nearest(bucket_of(wait), is_trusted) {
+            Some(window) => floor_of(window),
+            None => match self.buckets.iter().filter_map(|w| w.sorted().first()).min() {
+                Some(&nanos) => Duration::from_nanos(u64::from(nanos)),
+                None => return most,
+            },
+        };
+        (floor + self.native_cost().unwrap_or(Duration::ZERO)).min(most)
     }
 
-    /// What to do for a wait of `wait` from now.
+    /// What to do for a wait of `wait` from now: spin it whole when it is shorter than the
+    /// [short-wait threshold](MarginEstimator::short_threshold) (and the budget is not zero),
+    /// else the budget rule's plan.
     pub fn plan(&self, wait: Duration) -> Plan {
-        self.plan_classed(wait).0
+        let plan = self.plan_budgeted(wait).0;
+        // A budget of zero asks for no spin at all, however short the wait.
+        if self.config.budget() > 0.0 && wait < self.short_threshold(wait) {
+            return Plan::Spin {
+                margin: wait,
+                wanted: plan.wanted(),
+            };
+        }
+        plan
     }
 
-    /// [`MarginEstimator::plan`], and the length class of the native part it planned, for a
-    /// caller that learns the oversleep later and elsewhere (an async sleep: see
-    /// [`MarginEstimator::record_in`]).
-    pub(crate) fn plan_classed(&self, wait: Duration) -> (Plan, LengthClass) {
+    /// The plan of the budget rule alone, short waits or not, and the length class of the
+    /// native part it planned: for the async tail, whose spin holds up the executor's other
+    /// tasks and which learns the delay later and elsewhere (see
+    /// [`MarginEstimator::record_in`]), and for a sleeper's probe while it has measured
+    /// nothing.
+    pub(crate) fn plan_budgeted(&self, wait: Duration) -> (Plan, LengthClass) {
         // The native part is `wait - margin`, and the margin depends on the native length:
         // a first guess from the whole wait settles it. The guess is kept within the budget
         // (a margin passes it by no more than the floor of recent oversleeps), or a tail
         // longer than the wait would send the lookup to the bucket of sleeps near zero.
         let budget = wait.mul_f64(self.config.budget());
         let native = wait.saturating_sub(self.margin_for_native(wait).min(budget));
-        let class = LengthClass(bucket_of(native) as u8);
-        let window = self.window_for(native);
-        let wanted = self.margin_of(window);
+        let bucket = bucket_of(native);
+        let class = LengthClass(bucket as u8);
+        let Evidence {
+            window,
+            wanted,
+            floor,
+        } = self.evidence(bucket);
         // The most margin that keeps the spin within the budget for 99 of 100 recent
         // native parts; none at all for a budget of zero.
         let most = match window {
-            Some(window) if !budget.is_zero() => (budget + floor_of(window)).min(wait),
+            Some(_) if !budget.is_zero() => (budget + floor).min(wait),
             _ => budget,
         };
         if wanted <= most {
@@ -327,6 +556,7 @@ impl MarginEstimator {
         }
         let (tail, headroom) = (self.config.tail(), self.config.headroom());
         let plan = match window {
+            None if most.is_zero() => Plan::Native { wanted },
             // Nothing measured yet: spin what the budget allows until there is.
             None => Plan::Capped {
                 margin: most,
@@ -342,9 +572,9 @@ impl MarginEstimator {
                     margin: Duration::from_nanos(nanos),
                     wanted,
                 },
-                // Every recent oversleep is longer than the budget and its floor: ending the
-                // native part that much early costs no spin on any of them, and ends each
-                // such wait that much sooner.
+                // Every recent oversleep is longer than the budget and its floor (or than the
+                // wait itself, which caps them): ending the native part that much early
+                // costs no spin on any of them, and ends each such wait that much sooner.
                 None if !most.is_zero() => Plan::Capped {
                     margin: most,
                     wanted,

@@ -3,7 +3,8 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use crate::contention::{Contention, Spin};
-use crate::margin::{MarginEstimator, Plan};
+use crate::margin::{MarginEstimator, Plan, COST_SAMPLES};
+use crate::sys::{self, Platform};
 use crate::wait::{native_until, sleep_forever, spin_until_counted};
 use crate::{Error, HybridConfig, Wake};
 
@@ -73,8 +74,12 @@ impl FromStr for Strategy {
 pub struct SleepStats {
     /// Waits that had a deadline still ahead of them.
     pub sleeps: u64,
-    /// Hybrid waits that ended in a spin tail.
+    /// Hybrid waits that ended in a spin tail, [`SleepStats::spun_whole`] among them.
     pub spun: u64,
+    /// Hybrid waits spun whole, with no native part: shorter than a native sleep's
+    /// oversleep floor plus its CPU cost ([`Plan::Spin`]; see the margin docs, "Short
+    /// waits").
+    pub spun_whole: u64,
     /// Hybrid waits whose margin the CPU budget cut short of the tail target.
     pub capped: u64,
     /// Hybrid waits done natively all the way: a CPU budget of zero, or the sleeper backing
@@ -121,6 +126,10 @@ pub struct Sleeper {
     stats: SleepStats,
     /// What the latest wait left to account for; see [`Pending`].
     pending: Pending,
+    /// Native parts begun, for the choice of those whose CPU cost is read.
+    native_parts: u64,
+    /// Waits the initial margin alone sent to a spin, for the choice of probes.
+    prior_spins: u32,
 }
 
 /// Bookkeeping the latest hybrid wait left for later, so that nothing stands between the
@@ -146,8 +155,22 @@ enum Stage {
 }
 
 /// Learning from the native part costs about a hundred nanoseconds: done before the spin
-/// only when the deadline is at least this far off, or the spin would end late for it.
+/// only when the deadline is at least this far off, or the spin would end late for it. The
+/// same holds for the reading of the thread CPU clock after a native part.
 const LEARN_BEFORE_SPIN: Duration = Duration::from_micros(2);
+
+/// Whether a wait at `now` has at least [`LEARN_BEFORE_SPIN`] to go until `deadline`.
+fn time_left(now: Instant, deadline: Instant) -> bool {
+    now.checked_add(LEARN_BEFORE_SPIN)
+        .is_some_and(|then| then < deadline)
+}
+
+/// Once [`COST_SAMPLES`] CPU costs are known, one native part in this many is read again.
+const COST_EVERY: u64 = 16;
+
+/// Until a window is trusted, one in this many waits that the initial margin alone sends to
+/// a spin is a probe instead (see [`Sleeper::probe_due`]).
+const PROBE_EVERY: u32 = 16;
 
 impl Sleeper {
     /// A sleeper with the given strategy and the default [`HybridConfig`].
@@ -160,6 +183,8 @@ impl Sleeper {
             contention: Contention::new(),
             stats: SleepStats::default(),
             pending: Pending::default(),
+            native_parts: 0,
+            prior_spins: 0,
         }
     }
 
@@ -191,6 +216,8 @@ impl Sleeper {
             contention: Contention::new(),
             stats: SleepStats::default(),
             pending: Pending::default(),
+            native_parts: 0,
+            prior_spins: 0,
         })
     }
 
@@ -259,24 +286,27 @@ impl Sleeper {
 
     fn hybrid_until_spin(&mut self, deadline: Instant, now: Instant) -> Stage {
         let wait = deadline - now;
-        let plan = match self.estimator.plan(wait) {
-            plan if !self.estimator.config().back_off() || self.contention.may_spin() => plan,
-            plan => {
-                self.stats.backed_off += 1;
-                Plan::Native {
-                    wanted: plan.wanted(),
-                }
-            }
-        };
+        let plan = self.hybrid_plan(wait);
         match plan {
-            Plan::Hybrid { .. } => {}
+            Plan::Hybrid { .. } | Plan::Spin { .. } => {}
             Plan::Capped { .. } => self.stats.capped += 1,
             Plan::Native { .. } => self.stats.native_only += 1,
         }
         let margin = plan.margin();
         self.last_margin = margin;
+        if margin >= wait {
+            // No native part. Sleeping to a target already passed would return at once and
+            // teach the estimator an oversleep of nanoseconds, as if the shortest native
+            // sleeps woke on time.
+            self.stats.spun += 1;
+            self.stats.spun_whole += 1;
+            return Stage::Spin {
+                from: now,
+                judge: true,
+            };
+        }
         let target = deadline - margin;
-        let native_woke = native_until(target);
+        let (native_woke, after) = self.native_part(target, deadline);
         if native_woke >= deadline {
             self.learn(now, target, native_woke);
             if margin > Duration::ZERO {
@@ -284,15 +314,97 @@ impl Sleeper {
             }
             return Stage::Done(Wake::new(deadline, native_woke, native_woke));
         }
-        match native_woke.checked_add(LEARN_BEFORE_SPIN) {
-            Some(time_left) if time_left < deadline => self.learn(now, target, native_woke),
-            _ => self.pending.native = Some((now, target, native_woke)),
+        if time_left(after, deadline) {
+            self.learn(now, target, native_woke);
+        } else {
+            self.pending.native = Some((now, target, native_woke));
         }
         self.stats.spun += 1;
         Stage::Spin {
-            from: native_woke,
+            from: after,
             judge: true,
         }
+    }
+
+    /// Sleeps natively until `target`, reading the thread CPU clock around it when a reading
+    /// is due ([`Sleeper::cost_due`]) and the wake leaves time for it before `deadline`.
+    /// Returns the wake and the time a spin may start from (after the reading, so that the
+    /// back-off does not count the reading as time the spin lost).
+    fn native_part(&mut self, target: Instant, deadline: Instant) -> (Instant, Instant) {
+        let before = if self.cost_due() {
+            sys::Os::thread_cpu_time()
+        } else {
+            None
+        };
+        let woke = native_until(target);
+        let Some(before) = before else {
+            return (woke, woke);
+        };
+        if woke < deadline && !time_left(woke, deadline) {
+            return (woke, woke);
+        }
+        if let Some(after) = sys::Os::thread_cpu_time() {
+            self.estimator.record_cost(after.saturating_sub(before));
+        }
+        (woke, Instant::now().max(woke))
+    }
+
+    /// The plan for a hybrid wait: the estimator's, a probe's instead of a whole spin while
+    /// the threshold rests on the initial margin alone ([`Sleeper::probe_due`]), and native
+    /// while backing off, but for a wait shorter than a native sleep's CPU cost, which a
+    /// spin serves with less CPU.
+    fn hybrid_plan(&mut self, wait: Duration) -> Plan {
+        let mut plan = self.estimator.plan(wait);
+        if matches!(plan, Plan::Spin { .. }) && self.probe_due(wait) {
+            plan = self.estimator.plan_budgeted(wait).0;
+        }
+        if !self.estimator.config().back_off()
+            || self.spins_for_less_cpu(plan, wait)
+            || self.contention.may_spin()
+        {
+            return plan;
+        }
+        self.stats.backed_off += 1;
+        Plan::Native {
+            wanted: plan.wanted(),
+        }
+    }
+
+    /// Whether `plan` spins a wait of `wait` whole for less CPU than a native sleep costs.
+    fn spins_for_less_cpu(&self, plan: Plan, wait: Duration) -> bool {
+        matches!(plan, Plan::Spin { .. })
+            && self.estimator.native_cost().is_some_and(|cost| wait < cost)
+    }
+
+    /// Whether this wait, which the short-wait threshold sends to a spin, is a probe
+    /// instead, planned by the budget rule: one in [`PROBE_EVERY`] of those while the
+    /// threshold is the initial margin and no window is trusted (nothing measured yet, or
+    /// only a stall), of those at least the budget's share of the initial margin long.
+    ///
+    /// A spin teaches nothing, so a thread whose waits are all shorter than the initial
+    /// margin would otherwise spin them whole for ever, even where a native part would serve
+    /// them for a fraction of the CPU. A wait shorter than that share costs less spun whole
+    /// than the budget lets a wait of the initial margin spin, and is left to spin.
+    fn probe_due(&mut self, wait: Duration) -> bool {
+        let estimator = &self.estimator;
+        let initial = estimator.config().initial_margin();
+        if estimator.trusts_any()
+            || wait < initial.mul_f64(estimator.config().budget())
+            || estimator.short_threshold(wait) < initial
+        {
+            return false;
+        }
+        self.prior_spins = self.prior_spins.wrapping_add(1);
+        self.prior_spins % PROBE_EVERY == 0
+    }
+
+    /// Whether to read the thread CPU clock around this native part: around the first
+    /// [`COST_SAMPLES`] but the sleeper's very first (on a new thread it pays the thread's
+    /// timer set-up), then around one in [`COST_EVERY`].
+    fn cost_due(&mut self) -> bool {
+        self.native_parts += 1;
+        self.native_parts > 1
+            && (self.estimator.cost_samples() < COST_SAMPLES || self.native_parts % COST_EVERY == 0)
     }
 
     fn learn(&mut self, started: Instant, target: Instant, woke: Instant) {
@@ -322,17 +434,22 @@ impl Sleeper {
     }
 
     /// The margin the hybrid strategy used for its latest wait (zero when it slept natively
-    /// all the way), or the initial margin before the first.
+    /// all the way, the whole wait when it spun it whole), or the initial margin before the
+    /// first.
     pub fn margin(&self) -> Duration {
         self.last_margin
     }
 
     /// What the hybrid strategy would do now for a wait of `wait`: while it is backing off
-    /// ([`Sleeper::backed_off`]), native all the way, but for the probes.
+    /// ([`Sleeper::backed_off`]), native all the way, but for the probes and for a wait
+    /// shorter than a native sleep's CPU cost, which it spins whole.
     #[doc(hidden)] // Research: for replays of the margin; see `punctual::margin`.
     pub fn plan(&self, wait: Duration) -> Plan {
         match self.estimator.plan(wait) {
-            plan if self.estimator.config().back_off() && self.contention.backing_off() => {
+            plan if self.estimator.config().back_off()
+                && self.contention.backing_off()
+                && !self.spins_for_less_cpu(plan, wait) =>
+            {
                 Plan::Native {
                     wanted: plan.wanted(),
                 }

@@ -261,23 +261,25 @@ fn the_cpu_budget_caps_the_spin() {
 #[test]
 fn a_margin_past_the_budget_that_every_native_part_overshoots_spins_nothing() {
     // Every native part oversleeps 300 us, more than a quarter of 1 ms. A 300 us margin
-    // spins none of it, but a window of 99 has no floor yet: the margin is the budget.
-    let mut est = estimator();
-    feed(&mut est, NATIVE, US * 300, 99);
+    // spins none of it. The floor that lets the margin pass the budget is the window's least
+    // sample once it is trusted, at 8 samples (it waited for 100 once).
+    let config = HybridConfig::new().with_initial_margin(US * 100);
+    let mut est = MarginEstimator::new(config).unwrap();
+    est.record(NATIVE, US * 300);
     assert_eq!(
         est.plan(WAIT),
         Plan::Capped {
             margin: WAIT / 4,
-            wanted: US * 300
+            wanted: US * 400
         },
-        "no oversleep fits in the budget: the native part ends the budget early, which no \
-         recent sleep would have spun for"
+        "one sample, no neighbour: it may be a stall, so no floor yet; no oversleep fits \
+         in the budget, and the native part ends the whole budget early"
     );
-    est.record(NATIVE, US * 300);
+    feed(&mut est, NATIVE, US * 300, 7);
     assert_eq!(
         est.plan(WAIT),
         Plan::Hybrid { margin: US * 300 },
-        "with a floor of 300 us, the tail fits"
+        "eight samples speak for themselves: the tail fits in the budget and its floor"
     );
     feed(&mut est, Duration::from_millis(2), US * 300, 100);
     assert_eq!(
@@ -414,5 +416,200 @@ fn a_tail_longer_than_the_wait_still_reads_the_window_of_the_wait_s_own_length()
             margin: US * 120,
             wanted: plan.wanted()
         }
+    );
+}
+
+/// Oversleeps of 20 to 40 us for native sleeps of 60 us, each costing the thread 35 us of
+/// CPU: the floor is 20 us, the short-wait threshold 55 us.
+fn measured_short_sleeps() -> MarginEstimator {
+    let mut est = estimator();
+    let mut noise = Noise(3);
+    for _ in 0..200 {
+        est.record(US * 60, noise.next(20, 20));
+        est.record_cost(US * 35);
+    }
+    est
+}
+
+#[test]
+fn a_wait_shorter_than_the_native_floor_plus_its_cost_is_spun_whole() {
+    let est = measured_short_sleeps();
+    let threshold = est.short_threshold(US * 40);
+    // The floor is the 1st percentile of 200 samples, just over 20 us.
+    assert!(
+        threshold >= US * 55 && threshold < US * 56,
+        "floor + cost: {threshold:?}"
+    );
+    assert_eq!(est.native_cost(), Some(US * 35));
+    for wait in [Duration::from_nanos(1), US, US * 10, threshold - US / 1000] {
+        let plan = est.plan(wait);
+        assert!(
+            matches!(plan, Plan::Spin { margin, .. } if margin == wait),
+            "{wait:?}: {plan:?}"
+        );
+        assert_eq!(est.short_threshold(wait), threshold, "one floor, nearest");
+    }
+    // At the threshold and past it, the budget rule: the spin is the margin less the
+    // oversleep, at most the budget plus the floor.
+    for wait in [threshold, US * 100, WAIT] {
+        let plan = est.plan(wait);
+        assert!(!matches!(plan, Plan::Spin { .. }), "{wait:?}: {plan:?}");
+        assert!(plan.margin() < wait, "{wait:?}: {plan:?}");
+        assert!(plan.margin() <= wait / 4 + US * 21, "{wait:?}: {plan:?}");
+    }
+}
+
+#[test]
+fn without_a_cost_the_short_wait_threshold_is_the_floor() {
+    let mut est = estimator();
+    feed(&mut est, US * 60, US * 20, 100);
+    assert_eq!(est.native_cost(), None);
+    assert_eq!(est.short_threshold(US * 10), US * 20);
+    assert!(matches!(est.plan(US * 19), Plan::Spin { .. }));
+    assert!(!matches!(est.plan(US * 20), Plan::Spin { .. }));
+}
+
+#[test]
+fn the_cost_in_the_threshold_passes_over_stray_readings() {
+    let mut est = measured_short_sleeps();
+    let threshold = est.short_threshold(US * 40);
+    // A clock that counts whole ticks reads a tick now and then.
+    est.record_cost(Duration::from_micros(15_625));
+    est.record_cost(Duration::from_micros(15_625));
+    assert_eq!(est.short_threshold(US * 40), threshold);
+    // And most of the time zero: the threshold falls to the floor.
+    for _ in 0..16 {
+        est.record_cost(Duration::ZERO);
+    }
+    assert_eq!(est.short_threshold(US * 40), threshold - US * 35);
+}
+
+#[test]
+fn before_anything_is_measured_waits_under_the_initial_margin_are_spun_whole() {
+    let est = MarginEstimator::new(HybridConfig::new().with_initial_margin(US * 100)).unwrap();
+    assert_eq!(est.short_threshold(US), US * 100);
+    for wait in [US, US * 50, US * 99] {
+        assert_eq!(
+            est.plan(wait),
+            Plan::Spin {
+                margin: wait,
+                wanted: US * 100
+            }
+        );
+    }
+    assert!(!matches!(est.plan(US * 100), Plan::Spin { .. }));
+    let none =
+        MarginEstimator::new(HybridConfig::new().with_initial_margin(Duration::ZERO)).unwrap();
+    assert!(
+        !matches!(none.plan(US), Plan::Spin { .. }),
+        "an initial margin of zero assumes native sleeps wake on time"
+    );
+}
+
+#[test]
+fn a_budget_of_zero_spins_no_wait_however_short() {
+    let mut est = MarginEstimator::new(HybridConfig::new().with_budget(0.0)).unwrap();
+    assert_eq!(
+        est.plan(US),
+        Plan::Native {
+            wanted: est.config().initial_margin()
+        }
+    );
+    feed(&mut est, US * 60, US * 20, 100);
+    assert_eq!(est.plan(US), Plan::Native { wanted: US * 20 });
+}
+
+/// Native sleeps of 2 ms oversleeping 40 to 59 us, five of each microsecond: floor 40 us,
+/// tail 59 us, median 49 us, so a margin of 59 + 1.5 * 10 = 74 us, reaching 34 us above the
+/// floor.
+fn neighbour(est: &mut MarginEstimator) {
+    for us in 40..60u32 {
+        feed(est, Duration::from_millis(2), US * us, 5);
+    }
+}
+
+#[test]
+fn a_fresh_estimator_with_a_neighbouring_window_plans_a_covering_margin_for_a_new_length() {
+    let mut est = estimator();
+    neighbour(&mut est);
+    assert_eq!(est.plan(Duration::from_millis(2)).margin(), US * 74);
+    // Longer and shorter lengths of their own have no sample yet: they borrow the
+    // neighbour's margin, which covers 99% of its oversleeps and its headroom, whole.
+    for wait in [Duration::from_millis(10), Duration::from_micros(300)] {
+        assert_eq!(est.plan(wait), Plan::Hybrid { margin: US * 74 }, "{wait:?}");
+    }
+    // At 100 us the budget is 25 us, under every oversleep: the neighbour's floor lets the
+    // margin pass it by 40 us (it waited for 100 samples of the length's own once, and the
+    // first sleeps there covered nothing). 90% of what fits in 65 us, and its headroom,
+    // reach past 65 us: the margin is all of it.
+    assert_eq!(
+        est.plan(US * 100),
+        Plan::Capped {
+            margin: US * 65,
+            wanted: US * 74
+        }
+    );
+}
+
+#[test]
+fn a_young_length_reaches_its_neighbours_spread_above_its_own_samples() {
+    let config = HybridConfig::new().with_initial_margin(US * 100);
+    let long = Duration::from_millis(10);
+    let native = long - US * 200;
+
+    let mut est = MarginEstimator::new(config).unwrap();
+    neighbour(&mut est);
+    est.record(native, US * 120);
+    assert_eq!(
+        est.plan(long),
+        Plan::Hybrid { margin: US * 154 },
+        "120 + 34"
+    );
+    est.record(native, US * 90);
+    assert_eq!(
+        est.plan(long),
+        Plan::Hybrid { margin: US * 124 },
+        "the least, 90 + 34"
+    );
+
+    // With nothing else to go on, the reach is the initial margin: the first sleep of a
+    // thread (its margin the initial one) is late when it oversleeps past it, and the next
+    // margin reaches that far past that oversleep.
+    let mut alone = MarginEstimator::new(config).unwrap();
+    assert_eq!(alone.plan(long), Plan::Hybrid { margin: US * 100 });
+    alone.record(native, US * 250);
+    assert_eq!(alone.plan(long), Plan::Hybrid { margin: US * 350 });
+    // So does another length, still with no trusted window to borrow from; with no floor
+    // to pass the budget by (a lone sample may be a stall), the budget caps it.
+    assert_eq!(
+        alone.plan(WAIT),
+        Plan::Capped {
+            margin: WAIT / 4,
+            wanted: US * 350
+        }
+    );
+}
+
+#[test]
+fn a_first_sample_that_stalled_neither_spins_long_waits_whole_nor_stops_the_learning() {
+    let config = HybridConfig::new().with_initial_margin(US * 100);
+    let wait = Duration::from_millis(2);
+    let mut est = MarginEstimator::new(config).unwrap();
+    // The thread's first native part woke 3 ms late.
+    est.record(wait - US * 100, Duration::from_millis(3));
+    assert_eq!(
+        est.short_threshold(wait),
+        US * 100,
+        "the threshold is at most the initial margin"
+    );
+    let plan = est.plan(wait);
+    assert!(
+        plan.margin() < wait,
+        "a native part is left to learn from: {plan:?}"
+    );
+    assert_eq!(
+        plan.margin(),
+        wait / 4,
+        "no floor from a lone sample: {plan:?}"
     );
 }

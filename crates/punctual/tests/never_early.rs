@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use punctual::{HybridConfig, Sleeper, Strategy};
+use punctual::{HybridConfig, Sleeper, Strategy, Wake};
 use punctual_test_support::xorshift;
 
 /// How many sleeps the mixed run makes; a slow timer (Wine) may ask for fewer with
@@ -68,6 +68,73 @@ fn no_strategy_wakes_early_over_many_mixed_sleeps() {
         per_strategy.iter().all(|&n| n > total / 8),
         "every strategy ran: {per_strategy:?}"
     );
+}
+
+/// Counts the waits of `waits` that returned before their deadline, each asked as a duration
+/// or a deadline in turn.
+fn early_among(
+    waits: &[Duration],
+    mut sleep: impl FnMut(usize, Duration, Instant) -> Wake,
+) -> usize {
+    let mut early = 0;
+    for (i, &duration) in waits.iter().enumerate() {
+        let deadline = Instant::now() + duration;
+        let wake = sleep(i, duration, deadline);
+        if Instant::now() < deadline || wake.woke() < wake.deadline() {
+            early += 1;
+        }
+    }
+    early
+}
+
+/// Mixed lengths from 1 us to 5 ms, starting from nothing: fresh hybrid sleepers, and fresh
+/// threads' own sleeper behind `punctual::sleep`, go through the waits spun whole on the
+/// prior, the probes among them, young lengths leaning on their neighbours and margins
+/// borrowed whole, and the exercise (five of each length, longest first, then back
+/// up). None returns before its deadline.
+#[test]
+fn cold_hybrid_sleepers_never_wake_early_over_mixed_lengths() {
+    const LENGTHS_US: [u64; 10] = [1, 2, 5, 10, 30, 60, 100, 300, 1_000, 5_000];
+    let us = Duration::from_micros;
+    let exercise: Vec<Duration> = [5_000, 1_000, 500, 100, 1, 100, 500, 1_000, 5_000]
+        .iter()
+        .flat_map(|&n| [us(n); 5])
+        .collect();
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut mixes: Vec<Vec<Duration>> = (0..12)
+        .map(|_| {
+            (0..40)
+                .map(|_| us(LENGTHS_US[(xorshift(&mut x) % 10) as usize]))
+                .collect()
+        })
+        .collect();
+    mixes.push(exercise);
+    let mut early = 0;
+    let mut waits = 0;
+    for mix in &mixes {
+        waits += 2 * mix.len();
+        let mut sleeper = Sleeper::hybrid();
+        early += early_among(mix, |i, duration, deadline| {
+            if i % 2 == 0 {
+                sleeper.sleep(duration)
+            } else {
+                sleeper.sleep_until(deadline)
+            }
+        });
+        let mix = mix.clone();
+        early += std::thread::spawn(move || {
+            early_among(&mix, |i, duration, deadline| {
+                if i % 2 == 0 {
+                    punctual::sleep(duration)
+                } else {
+                    punctual::sleep_until(deadline)
+                }
+            })
+        })
+        .join()
+        .expect("the sleeping thread");
+    }
+    assert_eq!(early, 0, "{early} of {waits} cold waits returned early");
 }
 
 #[test]

@@ -54,10 +54,12 @@
 //! second. So with a [`SpinTail`] the spin is the task's own, end to end:
 //!
 //! 1. On its first poll a sleep gets a margin: a fixed one, or a learned one planned as
-//!    the hybrid [`Strategy`](crate::Strategy) plans a thread's spin
+//!    the hybrid [`Strategy`](crate::Strategy) plans a thread's spin by its budget
 //!    ([`MarginEstimator::plan`](crate::margin::MarginEstimator::plan): the tail of recent delays,
 //!    capped by the CPU budget, all of it when no recent delay fits: such a sleep is polled
-//!    past its deadline anyway, and spins for none of it).
+//!    past its deadline anyway, and spins for none of it), but without the thread's
+//!    short-wait rule: a short sleep is not spun whole in `poll`, where it would hold up
+//!    the executor's other tasks past the budget.
 //! 2. The driver fires the timer that margin before the deadline, natively, as any other.
 //! 3. Polled before the deadline but within the margin, the sleep spins on the monotonic
 //!    clock, in `poll`, until the deadline, and completes: never early, and late by about

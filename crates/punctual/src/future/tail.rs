@@ -75,8 +75,11 @@ impl Tail {
         let (margin, class, learned) = match self {
             Tail::None => (Duration::ZERO, LengthClass::default(), None),
             Tail::Fixed(margin) => (*margin, LengthClass::default(), None),
+            // The budget rule alone, with no short-wait spin: a spin here holds up the
+            // executor's other tasks, and a delay is not one thread's native sleep, whose
+            // CPU cost the short-wait threshold weighs.
             Tail::Learned(estimator) => {
-                let (plan, class) = estimator.plan_classed(wait);
+                let (plan, class) = estimator.plan_budgeted(wait);
                 (plan.margin(), class, Some(plan))
             }
         };

@@ -111,7 +111,7 @@ impl Core {
         match plan {
             Some(Plan::Capped { .. }) => _ = self.capped.fetch_add(1, Relaxed),
             Some(Plan::Native { .. }) => _ = self.native_only.fetch_add(1, Relaxed),
-            Some(Plan::Hybrid { .. }) | None => {}
+            Some(Plan::Hybrid { .. } | Plan::Spin { .. }) | None => {}
         }
     }
 
