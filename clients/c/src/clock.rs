@@ -40,7 +40,8 @@ static ANCHOR: LazyLock<Anchor> = LazyLock::new(|| {
             best = Some((gap, Anchor { ns, instant }));
         }
     }
-    best.map(|(_, anchor)| anchor).expect("ANCHOR_TRIES is not zero")
+    best.map(|(_, anchor)| anchor)
+        .expect("ANCHOR_TRIES is not zero")
 });
 
 /// `instant` in nanoseconds of the monotonic clock, or `None` past `i64::MAX`.
