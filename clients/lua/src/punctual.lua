@@ -29,8 +29,74 @@ local function checked(f)
 end
 
 M.now = core.now
-M.sleep = checked(core.sleep)
-M.sleep_until = checked(core.sleep_until)
+
+-- The way back from the core to the caller is part of the wait. After a long native sleep
+-- the interpreter's own path back (the call's return, the caller's next clock read) runs
+-- on cold caches, and costs microseconds that the core's reading of its wake does not see.
+-- So the core sleeps until `return_cost` before the deadline, and this loop, hot by then,
+-- reads the clock until the deadline itself: the call returns at or after it, by the
+-- caller's clock, never before. `return_cost` is the last waits' cost from the core's wake
+-- to the loop's first reading: it rises at once to a larger one and falls by a sixteenth of
+-- the difference a wait, and it is never more than RETURN_CAP, so a stall on the way back
+-- cannot make every later wait spin long in Lua.
+local RETURN_CAP = 0.05 -- ms: the most a wait spins in this loop beyond the core's own spin
+local return_cost = 0
+local now = core.now
+local core_sleep, core_sleep_until = core.sleep, core.sleep_until
+local HUGE = math.huge
+
+-- A deadline this loop can aim below: a finite number (NaN, infinities and the wrong types
+-- go to the core as they are, for its answer or its error).
+local function aimable(t)
+  return type(t) == "number" and t == t and t > -HUGE and t < HUGE
+end
+
+-- (A deadline before the clock's origin is long past: the core takes it as the origin, and
+-- so returns at once.)
+local function until_deadline(t)
+  local early = t - return_cost
+  local late, message = core_sleep_until(early)
+  if late == nil then
+    error(message, 3) -- at the line that called M.sleep or M.sleep_until
+  end
+  local reached = now()
+  local cost = reached - (early + late)
+  if cost > return_cost then
+    return_cost = cost < RETURN_CAP and cost or RETURN_CAP
+  else
+    return_cost = return_cost - (return_cost - cost) / 16
+  end
+  while reached < t do
+    reached = now()
+  end
+  return reached - t
+end
+
+-- Each returns its lateness in ms by this module's clock read after the wait, as the caller
+-- reads it.
+function M.sleep(ms)
+  if not aimable(ms) or ms < 0 then
+    local value, message = core_sleep(ms)
+    if value == nil and message ~= nil then
+      error(message, 2)
+    end
+    return value
+  end
+  local late = until_deadline(now() + ms)
+  return late
+end
+
+function M.sleep_until(t)
+  if not aimable(t) then
+    local value, message = core_sleep_until(t)
+    if value == nil and message ~= nil then
+      error(message, 2)
+    end
+    return value
+  end
+  local late = until_deadline(t)
+  return late
+end
 M.mid_band = checked(core.mid_band)
 M.cheat_sheet = checked(core.cheat_sheet)
 M.probe = checked(core.probe)

@@ -58,6 +58,24 @@ test("10,000 mixed sleeps, none early", function()
   assert(early == 0, early .. " early wakes; last " .. worst)
 end)
 
+test("sleep and sleep_until return at or after the deadline by the caller's clock, and say how late", function()
+  -- Long and short waits mixed, so that the way back's learned cost is exercised both ways.
+  local waits = { 5, 0.001, 2, 0.05, 0.5, 0.01, 1 }
+  for i = 1, 70 do
+    local ms = waits[i % #waits + 1]
+    local start = now()
+    local late = punctual.sleep(ms)
+    local after = now()
+    assert(after - start >= ms, string.format("sleep(%g) returned %g ms after its call", ms, after - start))
+    assert(late >= 0 and late <= after - start - ms + ROUNDING, string.format("sleep(%g) said %g late", ms, late))
+    local deadline = now() + ms
+    late = punctual.sleep_until(deadline)
+    after = now()
+    assert(after >= deadline, string.format("sleep_until returned %g ms early", deadline - after))
+    assert(late >= 0 and late <= after - deadline + ROUNDING, string.format("sleep_until said %g late", late))
+  end
+end)
+
 test("sleep returns the lateness, and sleep(0) returns", function()
   local start = now()
   local late = punctual.sleep(2)
