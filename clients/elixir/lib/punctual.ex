@@ -133,15 +133,24 @@ defmodule Punctual do
   """
   @spec open(keyword) :: {:ok, t} | {:error, term}
   def open(opts \\ []) do
-    with {:ok, options} <- Options.open(opts) do
-      case GenServer.start(Punctual.Server, {options, self()}) do
-        {:ok, server} ->
-          Process.link(server)
-          {:ok, GenServer.call(server, :handle)}
+    with {:ok, options} <- Options.open(opts), do: start(options)
+  end
 
-        {:error, reason} ->
-          {:error, reason}
-      end
+  @doc false
+  # Punctual.Nanosleep's open: the caller is also told `{:punctual, server, {:closed,
+  # status}}` when the program ends by itself, as nanosleep's port tells its owner.
+  def open_watched(opts) do
+    with {:ok, options} <- Options.open(opts), do: start(Map.put(options, :watchers, [self()]))
+  end
+
+  defp start(options) do
+    case GenServer.start(Punctual.Server, {options, self()}) do
+      {:ok, server} ->
+        Process.link(server)
+        {:ok, GenServer.call(server, :handle)}
+
+      {:error, reason} ->
+        {:error, reason}
     end
   end
 
@@ -257,6 +266,11 @@ defmodule Punctual do
       ask(sleeper, self(), :message, {:at, deadline, o.spin, o.port_spin})
     end
   end
+
+  @doc false
+  # Punctual.Nanosleep's wakes: `how` as `Punctual.Request.encode/3` takes it, answered
+  # to the caller as `{:punctual, server, {:woke, slept_ns}}`.
+  def wake_slept(%__MODULE__{} = sleeper, how), do: ask(sleeper, self(), :slept, how)
 
   @doc """
   Cancels a wake asked for with `wake_after/3` or `wake_at/3`: `:ok` when it was still
