@@ -302,6 +302,94 @@ defmodule Punctual do
   def message(%__MODULE__{server: server}, {:EXIT, server, reason}), do: {:closed, reason}
   def message(%__MODULE__{}, _message), do: :other
 
+  @doc false
+  # Takes a wake back whatever the protocol: true when no answer will come for it (with
+  # protocol 1 the program still sleeps it out). For the ticker's stop.
+  def withdraw(%__MODULE__{} = sleeper, id), do: take(sleeper, id)
+
+  @doc """
+  Starts a ticker: a fixed grid whose ticks come to the calling process as messages, for
+  `tick/2` to read. Tick `k` is due at `first + k * period` (`period` in nanoseconds,
+  `first` a `System.monotonic_time(:nanosecond)`), each deadline computed in integer
+  nanoseconds from `first`, never by adding periods up, so no tick drifts. No tick is
+  ever handed over before its deadline by the BEAM's clock.
+
+  One wake is pending at a time: `tick/2` asks for the next as it hands over a tick, so
+  the process that calls it gets the next message.
+
+  ## Options
+
+    * `:first` - when tick 0 is due (default: one period from now); it may be past.
+    * `:policy` - what a tick that is overdue when the next wake is asked does, as in
+      punctual's other clients: `:skip` (default) drops the grid points already past,
+      counting them in `missed`, and waits for the first one ahead (the grid never
+      moves); `:burst` fires every overdue tick at once, in order; `:delay` fires the
+      overdue tick at once and re-anchors the grid on it, later ticks a whole number of
+      periods after. The next wake is asked when a tick is handed over, so a consumer
+      whose work overruns a period sees it as the next tick's lateness, and the policy
+      acts on the tick after.
+    * `:spin` - nanoseconds before each deadline to be woken, the rest spun out in
+      `tick/2` (default 0), as with `sleep_until/3`.
+    * `:port_spin` - the program's spin before each answer (protocol 2), as with
+      `wake_at/3`.
+
+  ## Errors
+
+  `{:error, {:invalid, name, value}}` before anything is asked: `:period` for a period
+  that is not an integer > 0 (or whose first tick the wire cannot carry: `2**63 - 1`),
+  `:first`, `:policy`, `:spin`, `:port_spin`, `:options`.
+
+  ## Examples
+
+      {:ok, ticker} = Punctual.ticker(sleeper, 1_000_000, policy: :skip)
+
+      def handle_info(message, %{ticker: ticker} = state) do
+        case Punctual.tick(ticker, message) do
+          {:tick, %Punctual.Tick{index: k, lateness_ns: late}, ticker} -> ...
+          {:closed, reason} -> ...
+          :other -> ...
+        end
+      end
+  """
+  @spec ticker(t, pos_integer, keyword) :: {:ok, Punctual.Ticker.t()} | {:error, term}
+  def ticker(%__MODULE__{} = sleeper, period, opts \\ []),
+    do: Punctual.Ticker.start(sleeper, period, opts)
+
+  @doc """
+  What a message means for a ticker: `{:tick, tick, ticker}` for its tick (a
+  `Punctual.Tick`) with the ticker to keep, which has asked for the next;
+  `{:stopped, tick, reason}` for a tick after which no other can be asked (the next grid
+  point past what the wire carries: `{:invalid, :deadline, d}`, or `:closed`);
+  `{:error, reason}` when the program refused the wake (`:too_many_pending`);
+  `{:closed, reason}` when the program has ended; `:other` for anything else.
+  """
+  @spec tick(Punctual.Ticker.t(), term) ::
+          {:tick, Punctual.Tick.t(), Punctual.Ticker.t()}
+          | {:stopped, Punctual.Tick.t(), term}
+          | {:error, term}
+          | {:closed, term}
+          | :other
+  defdelegate tick(ticker, message), to: Punctual.Ticker
+
+  @doc """
+  Blocks until the ticker's next message and reads it as `tick/2` does, for a process
+  that only ticks. `{:error, :timeout}` after `timeout` milliseconds (default
+  `:infinity`), `{:error, :stopped}` for a ticker that has stopped.
+  """
+  @spec await_tick(Punctual.Ticker.t(), timeout) ::
+          {:tick, Punctual.Tick.t(), Punctual.Ticker.t()}
+          | {:stopped, Punctual.Tick.t(), term}
+          | {:error, term}
+          | {:closed, term}
+  def await_tick(ticker, timeout \\ :infinity), do: Punctual.Ticker.await(ticker, timeout)
+
+  @doc """
+  Stops a ticker: its pending wake is taken back, and once this returns no message of
+  it comes (one already sent is taken out of the mailbox). Always `:ok`.
+  """
+  @spec stop_ticker(Punctual.Ticker.t()) :: :ok
+  defdelegate stop_ticker(ticker), to: Punctual.Ticker, as: :stop
+
   @doc """
   Waits busy until `deadline`, a `System.monotonic_time(:nanosecond)`: the last stretch
   after `wake_at/3` with `spin:`. Returns at once for a deadline that has passed, and
