@@ -391,6 +391,54 @@ defmodule Punctual do
   defdelegate stop_ticker(ticker), to: Punctual.Ticker, as: :stop
 
   @doc """
+  Calls `condition` until it is met, sleeping a step between calls, until a real
+  deadline: what a loop of `Process.sleep/1` and a counter does, without sleeping past
+  the deadline or reporting a timeout before it. As `punctual::Poller` does in Rust.
+
+  `condition` is a function of no arguments: `nil` or `false` means not yet, `{:error,
+  reason}` gives up with that error, `{:ok, value}` or any other value is met. Each sleep
+  is a `step`, cut short to end at the deadline, and the condition is checked once more
+  at the deadline before a timeout is reported, so a timeout comes within the deadline
+  and one check. What `condition` or `before_sleep` raises is raised.
+
+  ## Options
+
+  One of `:timeout` or `:deadline` is required:
+
+    * `:timeout` - milliseconds from the call (or `:infinity`).
+    * `:deadline` - a `System.monotonic_time(:nanosecond)`.
+    * `:step` - nanoseconds between calls (default 1,000,000; 0 calls again at once).
+    * `:before_sleep` - a function of no arguments run before each sleep (a watchdog's
+      kick, a flush); what it returns is ignored.
+
+  ## Returns
+
+  `{:ok, value}` when met (`value` unwrapped from `{:ok, value}`); the condition's own
+  `{:error, reason}`; `{:error, {:timeout, elapsed_ns, polls}}` when the deadline passed
+  first, `elapsed_ns` counted from the call (never less than the timeout) and `polls` the
+  calls made; `{:error, :closed}` when the program ends. Before anything is called:
+  `{:error, {:invalid, name, value}}` for a `condition` that is not a function of no
+  arguments, no deadline (`{:invalid, :timeout, nil}`), both, or a bad option. A step
+  whose end is past what the wire carries is `{:error, {:invalid, :step, step}}` at the
+  first sleep.
+
+  ## Examples
+
+      iex> {:ok, sleeper} = Punctual.open(realtime: false)
+      iex> ready_at = System.monotonic_time(:nanosecond) + 3_000_000
+      iex> Punctual.poll_until(sleeper, fn -> System.monotonic_time(:nanosecond) >= ready_at end,
+      ...>   timeout: 1_000, step: 500_000)
+      {:ok, true}
+      iex> {:error, {:timeout, elapsed_ns, _polls}} =
+      ...>   Punctual.poll_until(sleeper, fn -> false end, timeout: 5)
+      iex> elapsed_ns >= 5_000_000
+      true
+  """
+  @spec poll_until(t, (() -> term), keyword) :: {:ok, term} | {:error, term}
+  def poll_until(%__MODULE__{} = sleeper, condition, opts),
+    do: Punctual.Poll.until(sleeper, condition, opts)
+
+  @doc """
   Waits busy until `deadline`, a `System.monotonic_time(:nanosecond)`: the last stretch
   after `wake_at/3` with `spin:`. Returns at once for a deadline that has passed, and
   `{:error, {:invalid, :deadline, deadline}}` for one that is not an integer.
