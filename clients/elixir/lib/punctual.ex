@@ -450,6 +450,43 @@ defmodule Punctual do
 
   def spin_until(deadline), do: Options.invalid(:deadline, deadline)
 
+  @doc """
+  What the program's wakes wait on, as its timer thread uses them: punctual's
+  `timer_info()` of the other clients, asked of the port (protocol 2's TIMER_INFO).
+
+      {:ok,
+       %{
+         mechanism: "futex(FUTEX_WAIT_BITSET) with an absolute CLOCK_MONOTONIC timeout",
+         high_resolution: true,
+         resolution_ns: 1,
+         timer_slack_ns: 1,
+         degraded: nil
+       }}
+
+    * `:mechanism` - the OS call the timer thread waits with.
+    * `:high_resolution` - whether it can wake finer than a scheduler tick.
+    * `:resolution_ns` - the resolution the OS reports for its monotonic clock, or nil.
+    * `:timer_slack_ns` - the timer thread's timer slack in force (Linux: 1 as the program
+      sets it, 0 under a real-time policy), nil where there is none.
+    * `:degraded` - why it is not the best timer this OS family offers, or nil.
+
+  `timeout` is in milliseconds (default 5,000). `{:error, :unsupported}` with protocol 1,
+  and from a program older than the request; `{:error, :timeout}`, `{:error, :closed}`,
+  `{:error, {:invalid, :timeout, timeout}}`.
+  """
+  @spec timer_info(t, timeout) :: {:ok, map} | {:error, term}
+  def timer_info(%__MODULE__{} = sleeper, timeout \\ 5_000) do
+    if Options.timeout?(timeout) do
+      case await(sleeper, :timer_info, Timeout.give_up_at(timeout)) do
+        # A program from before TIMER_INFO does not know the request.
+        {:error, :unknown_kind} -> {:error, :unsupported}
+        answer -> answer
+      end
+    else
+      Options.invalid(:timeout, timeout)
+    end
+  end
+
   @doc "The operating system's process id of the program, or nil once it has ended."
   @spec os_pid(t) :: non_neg_integer | nil
   def os_pid(%__MODULE__{port: port}) do
@@ -556,6 +593,7 @@ defmodule Punctual do
   defp answer(alias, give_up_at) do
     receive do
       {^alias, {:woke, lateness, slept}} -> {:ok, lateness, slept}
+      {^alias, {:timer, timer}} -> {:ok, timer}
       {^alias, {:error, reason}} -> {:error, reason}
       {:DOWN, ^alias, :process, _, _} -> {:closed, {:error, :closed}}
     after

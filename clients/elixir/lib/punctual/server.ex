@@ -215,6 +215,15 @@ defmodule Punctual.Server do
 
   defp answer({:cancelled, _id, _pending}, state), do: state
 
+  defp answer({:timer, id, timer}, state) do
+    case :ets.take(state.table, id) do
+      [{^id, alias, :reply, _}] -> send(alias, {alias, {:timer, timer}})
+      _ -> :ok
+    end
+
+    state
+  end
+
   defp answer({:error, reason, id}, state) when is_integer(id) do
     refused(state.table, id, reason)
     state
