@@ -487,6 +487,42 @@ defmodule Punctual do
     end
   end
 
+  @doc """
+  Times the BEAM's own sleep, `Process.sleep/1` (what a program that does not use this
+  package sleeps with), back to back by `System.monotonic_time(:nanosecond)`, for
+  requests of 1, 2, 5, 10, 15, 16, 20 and 30 ms, and says whether it is quantised: every
+  request costing a whole number of one tick, as Windows' 15.625 ms one does. The
+  verdict is punctual's (`punctual probe`, the Lua module's `probe()`): the same
+  requests, the same arithmetic. Needs no port.
+
+      {:ok,
+       %{
+         sleep: :process_sleep,
+         quantized: false,
+         quantum_ns: nil,
+         floor_ns: 1_052_301,
+         overshoot_ns: 1_061_554,
+         costs: [%{request_ms: 1, cost_ns: 1_098_112}, ...]
+       }}
+
+    * `:quantized`, `:quantum_ns` - the tick every sleep is a whole number of, if any.
+    * `:floor_ns` - the least any one sleep cost.
+    * `:overshoot_ns` - when not quantised, the median of what each request cost past
+      what it asked.
+    * `:costs` - each request's mean cost.
+
+  ## Options
+
+    * `:samples` - sleeps timed per request, 1 to 1,000 (default 5), each after one
+      untimed: the probe takes about `(samples + 1) * 99 ms` and more.
+    * `:sleep` - a function taking milliseconds to time instead (`sleep: :given` in the
+      answer), such as a library's own sleep.
+
+  `{:error, {:invalid, name, value}}` for a bad option; what `:sleep` raises is raised.
+  """
+  @spec probe(keyword) :: {:ok, map} | {:error, term}
+  def probe(opts \\ []), do: Punctual.Probe.run(opts)
+
   @doc "The operating system's process id of the program, or nil once it has ended."
   @spec os_pid(t) :: non_neg_integer | nil
   def os_pid(%__MODULE__{port: port}) do

@@ -80,6 +80,8 @@ defmodule Punctual.Options do
   defp valid?(:integer, value), do: is_integer(value)
   defp valid?(:policy, value), do: value in Punctual.Grid.policies()
   defp valid?(:hook, value), do: value == nil or is_function(value, 0)
+  defp valid?(:sleep, value), do: is_function(value, 1)
+  defp valid?(:samples, value), do: is_integer(value) and value in 1..1000
   defp valid?(:strategy, value), do: value in [:native, :hybrid, :spin]
   defp valid?(:max_pending, nil), do: true
   defp valid?(:max_pending, value), do: is_integer(value) and value >= 1 and value <= @u64_max
