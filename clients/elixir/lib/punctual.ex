@@ -62,6 +62,13 @@ defmodule Punctual do
   that is not a handle raises `FunctionClauseError`, and `handle/1` of a server that is
   not running exits, as `GenServer.call/2` does.
 
+  ## Beyond a sleep
+
+  What punctual's other clients have: `ticker/3`, a fixed grid of ticks as messages
+  with the library's missed-tick policies; `poll_until/3`, a poll loop that keeps a real
+  deadline; `timer_info/2`, the timer the program's wakes wait on; `probe/1`, what the
+  BEAM's own `Process.sleep/1` costs. A nanosleep 0.3 user wants `Punctual.Nanosleep`.
+
   ## On the microsecond
 
   The program wakes within microseconds; its answer then waits for the BEAM to deliver
