@@ -76,8 +76,8 @@ fn check_answers(payload: &[u8]) {
     for decoded in decode_answers(payload) {
         assert!(!ended, "a message after the error that ends a frame");
         let whole = payload
-            .get(at)
-            .and_then(|&kind| answer_len(kind))
+            .get(at..)
+            .and_then(answer_len)
             .filter(|len| at + len <= payload.len());
         match (decoded, whole) {
             (Ok(answer), Some(len)) => {

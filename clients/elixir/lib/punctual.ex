@@ -62,6 +62,13 @@ defmodule Punctual do
   that is not a handle raises `FunctionClauseError`, and `handle/1` of a server that is
   not running exits, as `GenServer.call/2` does.
 
+  ## Beyond a sleep
+
+  What punctual's other clients have: `ticker/3`, a fixed grid of ticks as messages
+  with the library's missed-tick policies; `poll_until/3`, a poll loop that keeps a real
+  deadline; `timer_info/2`, the timer the program's wakes wait on; `probe/1`, what the
+  BEAM's own `Process.sleep/1` costs. A nanosleep 0.3 user wants `Punctual.Nanosleep`.
+
   ## On the microsecond
 
   The program wakes within microseconds; its answer then waits for the BEAM to deliver
@@ -133,15 +140,24 @@ defmodule Punctual do
   """
   @spec open(keyword) :: {:ok, t} | {:error, term}
   def open(opts \\ []) do
-    with {:ok, options} <- Options.open(opts) do
-      case GenServer.start(Punctual.Server, {options, self()}) do
-        {:ok, server} ->
-          Process.link(server)
-          {:ok, GenServer.call(server, :handle)}
+    with {:ok, options} <- Options.open(opts), do: start(options)
+  end
 
-        {:error, reason} ->
-          {:error, reason}
-      end
+  @doc false
+  # Punctual.Nanosleep's open: the caller is also told `{:punctual, server, {:closed,
+  # status}}` when the program ends by itself, as nanosleep's port tells its owner.
+  def open_watched(opts) do
+    with {:ok, options} <- Options.open(opts), do: start(Map.put(options, :watchers, [self()]))
+  end
+
+  defp start(options) do
+    case GenServer.start(Punctual.Server, {options, self()}) do
+      {:ok, server} ->
+        Process.link(server)
+        {:ok, GenServer.call(server, :handle)}
+
+      {:error, reason} ->
+        {:error, reason}
     end
   end
 
@@ -258,6 +274,11 @@ defmodule Punctual do
     end
   end
 
+  @doc false
+  # Punctual.Nanosleep's wakes: `how` as `Punctual.Request.encode/3` takes it, answered
+  # to the caller as `{:punctual, server, {:woke, slept_ns}}`.
+  def wake_slept(%__MODULE__{} = sleeper, how), do: ask(sleeper, self(), :slept, how)
+
   @doc """
   Cancels a wake asked for with `wake_after/3` or `wake_at/3`: `:ok` when it was still
   pending, and then no message comes for it; `{:error, :not_pending}` when it had already
@@ -288,6 +309,142 @@ defmodule Punctual do
   def message(%__MODULE__{server: server}, {:EXIT, server, reason}), do: {:closed, reason}
   def message(%__MODULE__{}, _message), do: :other
 
+  @doc false
+  # Takes a wake back whatever the protocol: true when no answer will come for it (with
+  # protocol 1 the program still sleeps it out). For the ticker's stop.
+  def withdraw(%__MODULE__{} = sleeper, id), do: take(sleeper, id)
+
+  @doc """
+  Starts a ticker: a fixed grid whose ticks come to the calling process as messages, for
+  `tick/2` to read. Tick `k` is due at `first + k * period` (`period` in nanoseconds,
+  `first` a `System.monotonic_time(:nanosecond)`), each deadline computed in integer
+  nanoseconds from `first`, never by adding periods up, so no tick drifts. No tick is
+  ever handed over before its deadline by the BEAM's clock.
+
+  One wake is pending at a time: `tick/2` asks for the next as it hands over a tick, so
+  the process that calls it gets the next message.
+
+  ## Options
+
+    * `:first` - when tick 0 is due (default: one period from now); it may be past.
+    * `:policy` - what a tick that is overdue when the next wake is asked does, as in
+      punctual's other clients: `:skip` (default) drops the grid points already past,
+      counting them in `missed`, and waits for the first one ahead (the grid never
+      moves); `:burst` fires every overdue tick at once, in order; `:delay` fires the
+      overdue tick at once and re-anchors the grid on it, later ticks a whole number of
+      periods after. The next wake is asked when a tick is handed over, so a consumer
+      whose work overruns a period sees it as the next tick's lateness, and the policy
+      acts on the tick after.
+    * `:spin` - nanoseconds before each deadline to be woken, the rest spun out in
+      `tick/2` (default 0), as with `sleep_until/3`.
+    * `:port_spin` - the program's spin before each answer (protocol 2), as with
+      `wake_at/3`.
+
+  ## Errors
+
+  `{:error, {:invalid, name, value}}` before anything is asked: `:period` for a period
+  that is not an integer > 0 (or whose first tick the wire cannot carry: `2**63 - 1`),
+  `:first`, `:policy`, `:spin`, `:port_spin`, `:options`.
+
+  ## Examples
+
+      {:ok, ticker} = Punctual.ticker(sleeper, 1_000_000, policy: :skip)
+
+      def handle_info(message, %{ticker: ticker} = state) do
+        case Punctual.tick(ticker, message) do
+          {:tick, %Punctual.Tick{index: k, lateness_ns: late}, ticker} -> ...
+          {:closed, reason} -> ...
+          :other -> ...
+        end
+      end
+  """
+  @spec ticker(t, pos_integer, keyword) :: {:ok, Punctual.Ticker.t()} | {:error, term}
+  def ticker(%__MODULE__{} = sleeper, period, opts \\ []),
+    do: Punctual.Ticker.start(sleeper, period, opts)
+
+  @doc """
+  What a message means for a ticker: `{:tick, tick, ticker}` for its tick (a
+  `Punctual.Tick`) with the ticker to keep, which has asked for the next;
+  `{:stopped, tick, reason}` for a tick after which no other can be asked (the next grid
+  point past what the wire carries: `{:invalid, :deadline, d}`, or `:closed`);
+  `{:error, reason}` when the program refused the wake (`:too_many_pending`);
+  `{:closed, reason}` when the program has ended; `:other` for anything else.
+  """
+  @spec tick(Punctual.Ticker.t(), term) ::
+          {:tick, Punctual.Tick.t(), Punctual.Ticker.t()}
+          | {:stopped, Punctual.Tick.t(), term}
+          | {:error, term}
+          | {:closed, term}
+          | :other
+  defdelegate tick(ticker, message), to: Punctual.Ticker
+
+  @doc """
+  Blocks until the ticker's next message and reads it as `tick/2` does, for a process
+  that only ticks. `{:error, :timeout}` after `timeout` milliseconds (default
+  `:infinity`), `{:error, :stopped}` for a ticker that has stopped.
+  """
+  @spec await_tick(Punctual.Ticker.t(), timeout) ::
+          {:tick, Punctual.Tick.t(), Punctual.Ticker.t()}
+          | {:stopped, Punctual.Tick.t(), term}
+          | {:error, term}
+          | {:closed, term}
+  def await_tick(ticker, timeout \\ :infinity), do: Punctual.Ticker.await(ticker, timeout)
+
+  @doc """
+  Stops a ticker: its pending wake is taken back, and once this returns no message of
+  it comes (one already sent is taken out of the mailbox). Always `:ok`.
+  """
+  @spec stop_ticker(Punctual.Ticker.t()) :: :ok
+  defdelegate stop_ticker(ticker), to: Punctual.Ticker, as: :stop
+
+  @doc """
+  Calls `condition` until it is met, sleeping a step between calls, until a real
+  deadline: what a loop of `Process.sleep/1` and a counter does, without sleeping past
+  the deadline or reporting a timeout before it. As `punctual::Poller` does in Rust.
+
+  `condition` is a function of no arguments: `nil` or `false` means not yet, `{:error,
+  reason}` gives up with that error, `{:ok, value}` or any other value is met. Each sleep
+  is a `step`, cut short to end at the deadline, and the condition is checked once more
+  at the deadline before a timeout is reported, so a timeout comes within the deadline
+  and one check. What `condition` or `before_sleep` raises is raised.
+
+  ## Options
+
+  One of `:timeout` or `:deadline` is required:
+
+    * `:timeout` - milliseconds from the call (or `:infinity`).
+    * `:deadline` - a `System.monotonic_time(:nanosecond)`.
+    * `:step` - nanoseconds between calls (default 1,000,000; 0 calls again at once).
+    * `:before_sleep` - a function of no arguments run before each sleep (a watchdog's
+      kick, a flush); what it returns is ignored.
+
+  ## Returns
+
+  `{:ok, value}` when met (`value` unwrapped from `{:ok, value}`); the condition's own
+  `{:error, reason}`; `{:error, {:timeout, elapsed_ns, polls}}` when the deadline passed
+  first, `elapsed_ns` counted from the call (never less than the timeout) and `polls` the
+  calls made; `{:error, :closed}` when the program ends. Before anything is called:
+  `{:error, {:invalid, name, value}}` for a `condition` that is not a function of no
+  arguments, no deadline (`{:invalid, :timeout, nil}`), both, or a bad option. A step
+  whose end is past what the wire carries is `{:error, {:invalid, :step, step}}` at the
+  first sleep.
+
+  ## Examples
+
+      iex> {:ok, sleeper} = Punctual.open(realtime: false)
+      iex> ready_at = System.monotonic_time(:nanosecond) + 3_000_000
+      iex> Punctual.poll_until(sleeper, fn -> System.monotonic_time(:nanosecond) >= ready_at end,
+      ...>   timeout: 1_000, step: 500_000)
+      {:ok, true}
+      iex> {:error, {:timeout, elapsed_ns, _polls}} =
+      ...>   Punctual.poll_until(sleeper, fn -> false end, timeout: 5)
+      iex> elapsed_ns >= 5_000_000
+      true
+  """
+  @spec poll_until(t, (() -> term), keyword) :: {:ok, term} | {:error, term}
+  def poll_until(%__MODULE__{} = sleeper, condition, opts),
+    do: Punctual.Poll.until(sleeper, condition, opts)
+
   @doc """
   Waits busy until `deadline`, a `System.monotonic_time(:nanosecond)`: the last stretch
   after `wake_at/3` with `spin:`. Returns at once for a deadline that has passed, and
@@ -299,6 +456,79 @@ defmodule Punctual do
   end
 
   def spin_until(deadline), do: Options.invalid(:deadline, deadline)
+
+  @doc """
+  What the program's wakes wait on, as its timer thread uses them: punctual's
+  `timer_info()` of the other clients, asked of the port (protocol 2's TIMER_INFO).
+
+      {:ok,
+       %{
+         mechanism: "futex(FUTEX_WAIT_BITSET) with an absolute CLOCK_MONOTONIC timeout",
+         high_resolution: true,
+         resolution_ns: 1,
+         timer_slack_ns: 1,
+         degraded: nil
+       }}
+
+    * `:mechanism` - the OS call the timer thread waits with.
+    * `:high_resolution` - whether it can wake finer than a scheduler tick.
+    * `:resolution_ns` - the resolution the OS reports for its monotonic clock, or nil.
+    * `:timer_slack_ns` - the timer thread's timer slack in force (Linux: 1 as the program
+      sets it, 0 under a real-time policy), nil where there is none.
+    * `:degraded` - why it is not the best timer this OS family offers, or nil.
+
+  `timeout` is in milliseconds (default 5,000). `{:error, :unsupported}` with protocol 1,
+  and from a program older than the request; `{:error, :timeout}`, `{:error, :closed}`,
+  `{:error, {:invalid, :timeout, timeout}}`.
+  """
+  @spec timer_info(t, timeout) :: {:ok, map} | {:error, term}
+  def timer_info(%__MODULE__{} = sleeper, timeout \\ 5_000) do
+    if Options.timeout?(timeout) do
+      case await(sleeper, :timer_info, Timeout.give_up_at(timeout)) do
+        # A program from before TIMER_INFO does not know the request.
+        {:error, :unknown_kind} -> {:error, :unsupported}
+        answer -> answer
+      end
+    else
+      Options.invalid(:timeout, timeout)
+    end
+  end
+
+  @doc """
+  Times the BEAM's own sleep, `Process.sleep/1` (what a program that does not use this
+  package sleeps with), back to back by `System.monotonic_time(:nanosecond)`, for
+  requests of 1, 2, 5, 10, 15, 16, 20 and 30 ms, and says whether it is quantised: every
+  request costing a whole number of one tick, as Windows' 15.625 ms one does. The
+  verdict is punctual's (`punctual probe`, the Lua module's `probe()`): the same
+  requests, the same arithmetic. Needs no port.
+
+      {:ok,
+       %{
+         sleep: :process_sleep,
+         quantized: false,
+         quantum_ns: nil,
+         floor_ns: 1_052_301,
+         overshoot_ns: 1_061_554,
+         costs: [%{request_ms: 1, cost_ns: 1_098_112}, ...]
+       }}
+
+    * `:quantized`, `:quantum_ns` - the tick every sleep is a whole number of, if any.
+    * `:floor_ns` - the least any one sleep cost.
+    * `:overshoot_ns` - when not quantised, the median of what each request cost past
+      what it asked.
+    * `:costs` - each request's mean cost.
+
+  ## Options
+
+    * `:samples` - sleeps timed per request, 1 to 1,000 (default 5), each after one
+      untimed: the probe takes about `(samples + 1) * 99 ms` and more.
+    * `:sleep` - a function taking milliseconds to time instead (`sleep: :given` in the
+      answer), such as a library's own sleep.
+
+  `{:error, {:invalid, name, value}}` for a bad option; what `:sleep` raises is raised.
+  """
+  @spec probe(keyword) :: {:ok, map} | {:error, term}
+  def probe(opts \\ []), do: Punctual.Probe.run(opts)
 
   @doc "The operating system's process id of the program, or nil once it has ended."
   @spec os_pid(t) :: non_neg_integer | nil
@@ -406,6 +636,7 @@ defmodule Punctual do
   defp answer(alias, give_up_at) do
     receive do
       {^alias, {:woke, lateness, slept}} -> {:ok, lateness, slept}
+      {^alias, {:timer, timer}} -> {:ok, timer}
       {^alias, {:error, reason}} -> {:error, reason}
       {:DOWN, ^alias, :process, _, _} -> {:closed, {:error, :closed}}
     after

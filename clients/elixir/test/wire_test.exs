@@ -18,6 +18,7 @@ defmodule Punctual.WireTest do
 
     assert Wire.cancel(7) == <<0x03, 0, 0, 0, 0, 0, 0, 0, 7>>
     assert Wire.now(0x0102030405060708) == <<0x04, 1, 2, 3, 4, 5, 6, 7, 8>>
+    assert Wire.timer_info(6) == <<0x05, 0, 0, 0, 0, 0, 0, 0, 6>>
     assert_raise ArgumentError, fn -> Wire.wake_after(1, 1, 4_294_967_296) end
     # Never truncated: Punctual checks first, and a value that gets here anyway fails.
     assert_raise FunctionClauseError, fn -> Wire.p1_request(2 ** 63) end
@@ -44,5 +45,38 @@ defmodule Punctual.WireTest do
            ]
 
     assert Wire.answers(<<0x81, 1, 2>>) == [{:malformed, <<0x81, 1, 2>>}]
+
+    none = <<0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF>>
+
+    timers =
+      <<0x84, 0, 0, 0, 0, 0, 0, 0, 6, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0,
+        0,
+        "futex">> <>
+        <<0x84, 0, 0, 0, 0, 0, 0, 0, 7, 0>> <>
+        none <> none <> <<0, 1, 0, 2, "s", "no">> <> <<0x82, 0, 0, 0, 0, 0, 0, 0, 1, 0::64>>
+
+    assert Wire.answers(timers) == [
+             {:timer, 6,
+              %{
+                mechanism: "futex",
+                high_resolution: true,
+                resolution_ns: 1,
+                timer_slack_ns: 0,
+                degraded: nil
+              }},
+             {:timer, 7,
+              %{
+                mechanism: "s",
+                high_resolution: false,
+                resolution_ns: nil,
+                timer_slack_ns: nil,
+                degraded: "no"
+              }},
+             {:clock, 1, 0}
+           ]
+
+    # Its text cut short by the end of the frame.
+    cut = <<0x84, 0::64, 1, 0::64, 0::64, 0, 9, 0, 0, "fut">>
+    assert Wire.answers(cut) == [{:malformed, cut}]
   end
 end

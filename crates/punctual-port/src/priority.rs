@@ -21,6 +21,12 @@ use punctual::rt::{self, PriorityAbove, RtError};
 
 use crate::exit::Exit;
 
+/// The calling thread's timer slack in force: zero under a real-time policy, which Linux
+/// runs without slack; `None` where threads have none (off Linux) or it cannot be read.
+pub(crate) fn timer_slack() -> Option<Duration> {
+    rt::timer_slack().ok()
+}
+
 /// What the command line asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Realtime {

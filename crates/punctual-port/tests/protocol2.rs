@@ -318,4 +318,55 @@ fn the_documented_bytes() {
     // An unknown kind 0x09 with id 5: ERROR reason 2, id present.
     port.send_raw(&[0, 9, 0x09, 0, 0, 0, 0, 0, 0, 0, 5]);
     assert_eq!(port.next_frame(), [0xEE, 2, 1, 0, 0, 0, 0, 0, 0, 0, 5]);
+    // TIMER_INFO id 6: TIMER, its two text lengths at 26..30 and the text after them.
+    port.send_raw(&[0, 9, 0x05, 0, 0, 0, 0, 0, 0, 0, 6]);
+    let frame = port.next_frame();
+    assert_eq!(frame[..9], [0x84, 0, 0, 0, 0, 0, 0, 0, 6]);
+    assert!(frame[9] <= 1);
+    let text_len = |at: usize| usize::from(u16::from_be_bytes([frame[at], frame[at + 1]]));
+    assert!(text_len(26) > 0);
+    assert_eq!(frame.len(), 30 + text_len(26) + text_len(28));
+}
+
+#[test]
+fn timer_info_describes_the_timer_thread_in_the_order_asked() {
+    let mut port = port(&[]);
+    send(
+        &mut port,
+        &[
+            Request::Now { id: 1 },
+            Request::TimerInfo { id: 2 },
+            Request::Now { id: 3 },
+        ],
+    );
+    let got = answers(&port, 3);
+    assert!(matches!(got[0], Answer::Clock { id: 1, .. }), "{got:?}");
+    assert!(matches!(got[2], Answer::Clock { id: 3, .. }), "{got:?}");
+    let Answer::Timer { id: 2, timer } = &got[1] else {
+        panic!("expected the timer, got {:?}", got[1]);
+    };
+    assert!(!timer.mechanism.is_empty());
+    if cfg!(target_os = "linux") {
+        assert!(timer.mechanism.starts_with("futex"), "{timer:?}");
+        // The port cut its timer thread's slack to 1 ns, and is not real-time here.
+        assert_eq!(timer.timer_slack_ns, Some(1), "{timer:?}");
+        assert_eq!(
+            timer.high_resolution,
+            timer.resolution_ns.is_some_and(|ns| ns <= 1_000),
+            "{timer:?}"
+        );
+    }
+    // And it carries on serving wakes.
+    send(
+        &mut port,
+        &[Request::WakeAfter {
+            id: 4,
+            duration_ns: 1_000,
+            spin_ns: 0,
+        }],
+    );
+    assert!(matches!(
+        answers(&port, 1)[..],
+        [Answer::Woke { id: 4, .. }]
+    ));
 }

@@ -77,6 +77,11 @@ defmodule Punctual.Options do
   defp valid?(:u32, value), do: is_integer(value) and value >= 0 and value <= @u32_max
   defp valid?(:u64, value), do: is_integer(value) and value >= 0 and value <= @u64_max
   defp valid?(:non_neg, value), do: is_integer(value) and value >= 0
+  defp valid?(:integer, value), do: is_integer(value)
+  defp valid?(:policy, value), do: value in Punctual.Grid.policies()
+  defp valid?(:hook, value), do: value == nil or is_function(value, 0)
+  defp valid?(:sleep, value), do: is_function(value, 1)
+  defp valid?(:samples, value), do: is_integer(value) and value in 1..1000
   defp valid?(:strategy, value), do: value in [:native, :hybrid, :spin]
   defp valid?(:max_pending, nil), do: true
   defp valid?(:max_pending, value), do: is_integer(value) and value >= 1 and value <= @u64_max

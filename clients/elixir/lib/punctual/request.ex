@@ -11,7 +11,11 @@ defmodule Punctual.Request do
   @offset 2
 
   # `how` is `{:after, ns, port_spin}` or `{:at, deadline, spin, port_spin}`: a deadline on
-  # the BEAM's clock, to be woken `spin` before it.
+  # the BEAM's clock, to be woken `spin` before it; or `:timer_info`, protocol 2's
+  # TIMER_INFO, answered with the timer rather than a wake.
+  def encode(%{protocol: 2}, id, :timer_info), do: {:ok, Wire.timer_info(id)}
+  def encode(%{protocol: 1}, _id, :timer_info), do: {:error, :unsupported}
+
   def encode(%{protocol: 2, counters: counters}, id, how) do
     case how do
       {:after, ns, port_spin} ->

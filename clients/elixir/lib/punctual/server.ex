@@ -59,7 +59,10 @@ defmodule Punctual.Server do
       current: nil,
       queue: :queue.new(),
       # Protocol 2: clock samples being taken, {sent_at, left, best}.
-      sync: nil
+      sync: nil,
+      # Told `{:closed, status}` once when the program ends by itself (Punctual.Nanosleep's
+      # owner, as nanosleep's port tells its owner).
+      watchers: Map.get(options, :watchers, [])
     }
 
     case handshake(state) do
@@ -146,7 +149,12 @@ defmodule Punctual.Server do
   end
 
   def handle_info({port, {:exit_status, status}}, %{port: port} = state) do
-    {:stop, :normal, notify_closed(%{state | port: nil}, status)}
+    notify_closed(state, status)
+    # The table goes before the watchers are told, so that a wake asked once they know is
+    # refused (`{:error, :closed}`) rather than registered with a server about to stop.
+    :ets.delete(state.table)
+    for pid <- state.watchers, do: send(pid, {:punctual, self(), {:closed, status}})
+    {:stop, :normal, %{state | port: nil}}
   end
 
   def handle_info(:resync, %{protocol: 2, port: port} = state) do
@@ -207,6 +215,15 @@ defmodule Punctual.Server do
 
   defp answer({:cancelled, _id, _pending}, state), do: state
 
+  defp answer({:timer, id, timer}, state) do
+    case :ets.take(state.table, id) do
+      [{^id, alias, :reply, _}] -> send(alias, {alias, {:timer, timer}})
+      _ -> :ok
+    end
+
+    state
+  end
+
   defp answer({:error, reason, id}, state) when is_integer(id) do
     refused(state.table, id, reason)
     state
@@ -240,8 +257,9 @@ defmodule Punctual.Server do
   defp resync(state, _now), do: state
 
   # Entries are {id, destination, kind, asked}: `:reply` for a blocked caller (the
-  # destination is its monitor alias), `:message` for wake_after/wake_at; `asked` is the
-  # duration of a protocol-2 WAKE_AFTER (to report what was slept), else nil.
+  # destination is its monitor alias), `:message` for wake_after/wake_at, `:slept` for
+  # Punctual.Nanosleep's, answered as nanosleep answers, with the nanoseconds slept;
+  # `asked` is the duration of a WAKE_AFTER (to report what was slept), else nil.
   defp woke(table, id, lateness, slept) do
     case :ets.take(table, id) do
       [{^id, alias, :reply, asked}] ->
@@ -250,6 +268,9 @@ defmodule Punctual.Server do
       [{^id, pid, :message, _}] ->
         send(pid, {:punctual, self(), {:woke, id, lateness}})
 
+      [{^id, pid, :slept, asked}] ->
+        send(pid, {:punctual, self(), {:woke, slept || max(asked || 0, 0) + lateness}})
+
       [] ->
         :ok
     end
@@ -257,14 +278,19 @@ defmodule Punctual.Server do
 
   defp refused(table, id, reason) do
     case :ets.take(table, id) do
-      [{^id, alias, :reply, _}] -> send(alias, {alias, {:error, reason}})
-      [{^id, pid, :message, _}] -> send(pid, {:punctual, self(), {:error, id, reason}})
-      [] -> :ok
+      [{^id, alias, :reply, _}] ->
+        send(alias, {alias, {:error, reason}})
+
+      [{^id, pid, kind, _}] when kind in [:message, :slept] ->
+        send(pid, {:punctual, self(), {:error, id, reason}})
+
+      [] ->
+        :ok
     end
   end
 
   # Callers blocked in a sleep learn of it from their monitor; those waiting for a
-  # message get one.
+  # message get one (Punctual.Nanosleep's owner gets one in all, as a watcher).
   defp notify_closed(state, status) do
     for {id, pid, :message, _} <- :ets.tab2list(state.table) do
       :ets.delete(state.table, id)

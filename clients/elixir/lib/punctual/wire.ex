@@ -22,6 +22,7 @@ defmodule Punctual.Wire do
 
   def cancel(id), do: <<0x03, id::64>>
   def now(id), do: <<0x04, id::64>>
+  def timer_info(id), do: <<0x05, id::64>>
 
   # A spin tail is a u32 on the wire: at most about 4.29 s.
   @max_spin 0xFFFFFFFF
@@ -47,6 +48,24 @@ defmodule Punctual.Wire do
   defp answers(<<0x83, id::64, pending, rest::binary>>, acc),
     do: answers(rest, [{:cancelled, id, pending == 1} | acc])
 
+  # TIMER: its header gives the length of the text after it.
+  defp answers(
+         <<0x84, id::64, high_resolution, resolution::64, slack::64, m::16, d::16,
+           mechanism::binary-size(m), degraded::binary-size(d), rest::binary>>,
+         acc
+       )
+       when high_resolution in [0, 1] do
+    timer = %{
+      mechanism: mechanism,
+      high_resolution: high_resolution == 1,
+      resolution_ns: reported(resolution),
+      timer_slack_ns: reported(slack),
+      degraded: if(degraded == "", do: nil, else: degraded)
+    }
+
+    answers(rest, [{:timer, id, timer} | acc])
+  end
+
   defp answers(<<0xEE, reason, 1, id::64, rest::binary>>, acc),
     do: answers(rest, [{:error, reason(reason), id} | acc])
 
@@ -54,6 +73,10 @@ defmodule Punctual.Wire do
     do: answers(rest, [{:error, reason(reason), nil} | acc])
 
   defp answers(rest, acc), do: Enum.reverse([{:malformed, rest} | acc])
+
+  # A duration the OS does not report is u64::MAX on the wire.
+  defp reported(0xFFFF_FFFF_FFFF_FFFF), do: nil
+  defp reported(ns), do: ns
 
   defp reason(1), do: :empty_frame
   defp reason(2), do: :unknown_kind

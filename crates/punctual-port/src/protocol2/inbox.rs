@@ -141,6 +141,11 @@ impl Inbox {
         self.has_mail.load(Ordering::Acquire)
     }
 
+    /// The wait the timer thread blocks on, as the calling thread sees it.
+    pub(crate) fn timer(&self) -> punctual_sys::NativeTimer {
+        self.bell.timer()
+    }
+
     /// Blocks until mail arrives or about `deadline`; may return early (re-read the clock).
     pub(crate) fn wait_until(&self, deadline: Option<Instant>) {
         if !self.has_mail() {

@@ -20,10 +20,10 @@ use std::sync::Arc;
 
 use super::inbox::{Command, Inbox};
 use super::queue::{Next, Refused, TimerQueue};
-use super::wire::{Answer, Malformed, Reason, Request};
+use super::wire::{Answer, Malformed, Reason, Request, TimerFacts};
 use crate::clock::PortClock;
 use crate::frame::FrameWriter;
-use crate::priority::Priority;
+use crate::priority::{self, Priority};
 
 /// The timer thread's state.
 #[derive(Debug)]
@@ -110,11 +110,29 @@ impl<W: Write> Scheduler<W> {
                     id,
                     now_ns: self.clock.now_ns(),
                 }),
+                Request::TimerInfo { id } => Some(Answer::Timer {
+                    id,
+                    timer: self.timer(),
+                }),
             },
         };
         if let Some(answer) = answer {
             push(&mut self.out, message, answer);
         }
+    }
+
+    /// The timer this thread waits on, as it uses it: read here, on the timer thread, for
+    /// its own timer slack and scheduling.
+    fn timer(&self) -> TimerFacts {
+        let timer = self.inbox.timer();
+        let ns = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX - 1);
+        TimerFacts::new(
+            timer.mechanism,
+            timer.high_resolution,
+            timer.resolution.map(ns),
+            priority::timer_slack().map(ns),
+            timer.degraded.as_deref(),
+        )
     }
 
     /// Queues a wake; an error answer if the queue refuses it.

@@ -1,7 +1,8 @@
 //! Protocol 2 on the wire (see `docs/port-protocol.md` for the byte-by-byte layout).
 //!
 //! A frame carries one or more messages back to back. Every message starts with a kind
-//! byte and a 64-bit id; the kind fixes the rest of its length. All integers are big-endian.
+//! byte and a 64-bit id; the kind fixes the rest of its length, but for TIMER's, whose
+//! header gives the length of its text. All integers are big-endian.
 
 use std::fmt;
 
@@ -15,12 +16,17 @@ pub mod kind {
     pub const CANCEL: u8 = 0x03;
     /// Read the port's clock: id.
     pub const NOW: u8 = 0x04;
+    /// Describe the timer the port's wakes wait on: id.
+    pub const TIMER_INFO: u8 = 0x05;
     /// Answer to a wake: id, deadline ns (i64), lateness ns (u64).
     pub const WOKE: u8 = 0x81;
     /// Answer to NOW: id, the port's clock in ns (i64).
     pub const CLOCK: u8 = 0x82;
     /// Answer to CANCEL: id, 1 if the wake was still pending, else 0.
     pub const CANCELLED: u8 = 0x83;
+    /// Answer to TIMER_INFO: id, the timer's facts, then its mechanism and degradation as
+    /// text (see [`TimerFacts`](super::TimerFacts)).
+    pub const TIMER: u8 = 0x84;
     /// A request the port could not serve: reason (u8), id-present flag (u8), id.
     pub const ERROR: u8 = 0xEE;
 }
@@ -30,19 +36,33 @@ pub mod kind {
 pub fn request_len(kind: u8) -> Option<usize> {
     match kind {
         kind::WAKE_AFTER | kind::WAKE_AT => Some(21),
-        kind::CANCEL | kind::NOW => Some(9),
+        kind::CANCEL | kind::NOW | kind::TIMER_INFO => Some(9),
         _ => None,
     }
 }
 
-/// The length of each answer, by kind, kind byte included; `None` for a kind that is not
-/// an answer.
-pub fn answer_len(kind: u8) -> Option<usize> {
+/// The bytes of a TIMER answer before its text, kind byte included.
+pub const TIMER_HEADER_LEN: usize = 30;
+
+/// The length of the answer `message` starts with, kind byte included; `None` for a kind
+/// that is not an answer. The kind fixes every answer's length but TIMER's, whose header
+/// gives the length of its text: until `message` holds that header, TIMER's length is the
+/// header's.
+pub fn answer_len(message: &[u8]) -> Option<usize> {
+    let &kind = message.first()?;
     match kind {
         kind::WOKE => Some(25),
         kind::CLOCK => Some(17),
         kind::CANCELLED => Some(10),
         kind::ERROR => Some(11),
+        kind::TIMER => Some(match message.get(26..TIMER_HEADER_LEN) {
+            Some(lengths) => {
+                TIMER_HEADER_LEN
+                    + usize::from(u16::from_be_bytes([lengths[0], lengths[1]]))
+                    + usize::from(u16::from_be_bytes([lengths[2], lengths[3]]))
+            }
+            None => TIMER_HEADER_LEN,
+        }),
         _ => None,
     }
 }
@@ -121,10 +141,77 @@ pub enum Request {
         /// The client's tag for this reading.
         id: u64,
     },
+    /// Describe the timer the port's wakes wait on.
+    TimerInfo {
+        /// The client's tag for this request.
+        id: u64,
+    },
+}
+
+/// The timer the port's timer thread waits on, as that thread uses it: the answer to
+/// [`Request::TimerInfo`], punctual's `TimerInfo` on the wire.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TimerFacts {
+    /// The OS call the timer thread waits with, e.g. `futex(FUTEX_WAIT_BITSET) with an
+    /// absolute CLOCK_MONOTONIC timeout`.
+    pub mechanism: String,
+    /// Whether it can wake at a finer grain than a scheduler tick.
+    pub high_resolution: bool,
+    /// The resolution the OS reports for its monotonic clock, where it reports one.
+    pub resolution_ns: Option<u64>,
+    /// The timer thread's timer slack in force (Linux; zero under a real-time policy).
+    pub timer_slack_ns: Option<u64>,
+    /// Why the timer is not the best this OS family offers, when it is not.
+    pub degraded: Option<String>,
+}
+
+/// The most bytes of text a TIMER answer carries for its mechanism, and for its
+/// degradation: far more than either ever says, and a message well inside a frame.
+pub const TIMER_TEXT_MAX: usize = 1024;
+
+impl TimerFacts {
+    /// The facts, each text cut at a character boundary to at most [`TIMER_TEXT_MAX`]
+    /// bytes, and an empty degradation taken as none (the wire cannot tell them apart).
+    pub fn new(
+        mechanism: &str,
+        high_resolution: bool,
+        resolution_ns: Option<u64>,
+        timer_slack_ns: Option<u64>,
+        degraded: Option<&str>,
+    ) -> TimerFacts {
+        TimerFacts {
+            mechanism: clipped(mechanism).to_owned(),
+            high_resolution,
+            resolution_ns: resolution_ns.filter(|&ns| ns != NONE_NS),
+            timer_slack_ns: timer_slack_ns.filter(|&ns| ns != NONE_NS),
+            degraded: degraded
+                .map(clipped)
+                .filter(|d| !d.is_empty())
+                .map(str::to_owned),
+        }
+    }
+}
+
+/// A duration the timer has none of: `u64::MAX` on the wire.
+const NONE_NS: u64 = u64::MAX;
+
+/// A TIMER answer's text, if it is one the port writes: UTF-8, and no longer than it clips.
+fn timer_text(bytes: &[u8]) -> Option<&str> {
+    std::str::from_utf8(bytes)
+        .ok()
+        .filter(|text| text.len() <= TIMER_TEXT_MAX)
+}
+
+fn clipped(text: &str) -> &str {
+    let mut end = text.len().min(TIMER_TEXT_MAX);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// An answer from the port.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Answer {
     /// A wake fired.
     Woke {
@@ -148,6 +235,13 @@ pub enum Answer {
         id: u64,
         /// Whether that wake was still pending; if so it never answers.
         pending: bool,
+    },
+    /// The timer the port's wakes wait on.
+    Timer {
+        /// The TIMER_INFO request's id.
+        id: u64,
+        /// What the timer thread said of it.
+        timer: TimerFacts,
     },
     /// A request the port could not serve; it carries on with the next.
     Error {
@@ -179,11 +273,11 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
     u32::from_be_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
 }
 
-/// Splits a payload into messages whose lengths `len_of` knows: yields `(kind, bytes)`, or
-/// the error that ends the frame.
+/// Splits a payload into messages whose lengths `len_of` reads from their first bytes:
+/// yields `(kind, bytes)`, or the error that ends the frame.
 fn split(
     payload: &[u8],
-    len_of: fn(u8) -> Option<usize>,
+    len_of: fn(&[u8]) -> Option<usize>,
 ) -> impl Iterator<Item = Result<(u8, &[u8]), Malformed>> {
     let mut rest = payload;
     let mut first = true;
@@ -199,7 +293,7 @@ fn split(
         let kind = rest[0];
         let id = (rest.len() >= 9).then(|| u64_at(rest, 1));
         let failed = |reason| Some(Err(Malformed { reason, id }));
-        let Some(len) = len_of(kind) else {
+        let Some(len) = len_of(rest) else {
             rest = &[];
             return failed(Reason::UnknownKind);
         };
@@ -216,7 +310,7 @@ fn split(
 /// Decodes the requests in one frame's payload, in order. An error ends the frame when the
 /// length of what follows is unknown (an unknown kind, a truncated message).
 pub fn decode_requests(payload: &[u8]) -> impl Iterator<Item = Result<Request, Malformed>> + '_ {
-    split(payload, request_len).map(|message| {
+    split(payload, |message| request_len(message[0])).map(|message| {
         let (kind, m) = message?;
         let id = u64_at(m, 1);
         Ok(match kind {
@@ -232,6 +326,7 @@ pub fn decode_requests(payload: &[u8]) -> impl Iterator<Item = Result<Request, M
             },
             kind::CANCEL => Request::Cancel { id },
             kind::NOW => Request::Now { id },
+            kind::TIMER_INFO => Request::TimerInfo { id },
             _ => {
                 return Err(Malformed {
                     reason: Reason::UnknownKind,
@@ -244,8 +339,9 @@ pub fn decode_requests(payload: &[u8]) -> impl Iterator<Item = Result<Request, M
 
 /// Decodes the answers in one frame's payload, for clients and tests.
 ///
-/// Strict: a flag byte other than 0 or 1, an id given with its flag clear, or an unknown
-/// error reason is not an answer the port sends, and reads as [`Reason::UnknownKind`].
+/// Strict: a flag byte other than 0 or 1, an id given with its flag clear, an unknown
+/// error reason, or text that is not UTF-8 or longer than [`TIMER_TEXT_MAX`] is not an
+/// answer the port sends, and reads as [`Reason::UnknownKind`].
 pub fn decode_answers(payload: &[u8]) -> impl Iterator<Item = Result<Answer, Malformed>> + '_ {
     split(payload, answer_len).map(|message| {
         let (kind, m) = message?;
@@ -272,6 +368,24 @@ pub fn decode_answers(payload: &[u8]) -> impl Iterator<Item = Result<Answer, Mal
                 id: u64_at(m, 1),
                 pending: flag(m[9])?,
             },
+            kind::TIMER => {
+                let ns = |at| Some(u64_at(m, at)).filter(|&ns| ns != NONE_NS);
+                let text_len = usize::from(u16::from_be_bytes([m[26], m[27]]));
+                let (mechanism, degraded) = m[TIMER_HEADER_LEN..].split_at(text_len);
+                let text = |bytes| timer_text(bytes).ok_or(unknown);
+                Answer::Timer {
+                    id: u64_at(m, 1),
+                    timer: TimerFacts {
+                        mechanism: text(mechanism)?.to_owned(),
+                        high_resolution: flag(m[9])?,
+                        resolution_ns: ns(10),
+                        timer_slack_ns: ns(18),
+                        degraded: Some(text(degraded)?)
+                            .filter(|d| !d.is_empty())
+                            .map(str::to_owned),
+                    },
+                }
+            }
             kind::ERROR => {
                 let reason = Reason::from_code(m[1]).ok_or(unknown)?;
                 let id = u64_at(m, 3);
@@ -320,6 +434,10 @@ impl Request {
                 out.push(kind::NOW);
                 out.extend_from_slice(&id.to_be_bytes());
             }
+            Request::TimerInfo { id } => {
+                out.push(kind::TIMER_INFO);
+                out.extend_from_slice(&id.to_be_bytes());
+            }
         }
     }
 }
@@ -327,7 +445,7 @@ impl Request {
 impl Answer {
     /// Appends the answer's bytes to `out`.
     pub fn encode(&self, out: &mut Vec<u8>) {
-        match *self {
+        match self {
             Answer::Woke {
                 id,
                 deadline_ns,
@@ -346,11 +464,26 @@ impl Answer {
             Answer::Cancelled { id, pending } => {
                 out.push(kind::CANCELLED);
                 out.extend_from_slice(&id.to_be_bytes());
-                out.push(u8::from(pending));
+                out.push(u8::from(*pending));
+            }
+            Answer::Timer { id, timer } => {
+                let mechanism = clipped(&timer.mechanism);
+                let degraded = clipped(timer.degraded.as_deref().unwrap_or(""));
+                let text_len = |text: &str| u16::try_from(text.len()).expect("clipped text");
+                out.push(kind::TIMER);
+                out.extend_from_slice(&id.to_be_bytes());
+                out.push(u8::from(timer.high_resolution));
+                for ns in [timer.resolution_ns, timer.timer_slack_ns] {
+                    out.extend_from_slice(&ns.unwrap_or(NONE_NS).to_be_bytes());
+                }
+                out.extend_from_slice(&text_len(mechanism).to_be_bytes());
+                out.extend_from_slice(&text_len(degraded).to_be_bytes());
+                out.extend_from_slice(mechanism.as_bytes());
+                out.extend_from_slice(degraded.as_bytes());
             }
             Answer::Error { reason, id } => {
                 out.push(kind::ERROR);
-                out.push(reason as u8);
+                out.push(*reason as u8);
                 out.push(u8::from(id.is_some()));
                 out.extend_from_slice(&id.unwrap_or(0).to_be_bytes());
             }
@@ -377,6 +510,7 @@ mod tests {
             },
             Request::Cancel { id: 7 },
             Request::Now { id: 0 },
+            Request::TimerInfo { id: 9 },
         ];
         let mut payload = Vec::new();
         for request in &requests {
@@ -413,10 +547,24 @@ mod tests {
                 reason: Reason::EmptyFrame,
                 id: None,
             },
+            Answer::Timer {
+                id: 7,
+                timer: TimerFacts::new("futex", true, Some(1), Some(0), Some("slack refused")),
+            },
+            Answer::Timer {
+                id: 8,
+                timer: TimerFacts::new("std::thread::sleep", false, None, None, None),
+            },
         ];
         let mut payload = Vec::new();
         for answer in &answers {
+            let before = payload.len();
             answer.encode(&mut payload);
+            assert_eq!(
+                answer_len(&payload[before..]),
+                Some(payload.len() - before),
+                "{answer:?}"
+            );
         }
         let decoded: Vec<_> = decode_answers(&payload).collect();
         assert_eq!(decoded, answers.map(Ok));
@@ -467,6 +615,64 @@ mod tests {
                 id: None
             })]
         );
+    }
+
+    #[test]
+    fn a_timer_answer_is_as_long_as_its_header_says_and_its_text_is_utf8() {
+        let mut payload = Vec::new();
+        Answer::Timer {
+            id: 1,
+            timer: TimerFacts::new("kqueue", true, None, None, None),
+        }
+        .encode(&mut payload);
+        assert_eq!(payload.len(), TIMER_HEADER_LEN + "kqueue".len());
+        // Cut anywhere, the header's length is what it needs, then the whole message.
+        assert_eq!(answer_len(&payload[..3]), Some(TIMER_HEADER_LEN));
+        assert_eq!(
+            answer_len(&payload[..TIMER_HEADER_LEN]),
+            Some(payload.len())
+        );
+        let cut: Vec<_> = decode_answers(&payload[..payload.len() - 1]).collect();
+        assert_eq!(
+            cut,
+            [Err(Malformed {
+                reason: Reason::Truncated,
+                id: Some(1)
+            })]
+        );
+        let last = payload.len() - 1;
+        payload[last] = 0xFF;
+        let garbled: Vec<_> = decode_answers(&payload).collect();
+        assert!(matches!(garbled[..], [Err(_)]), "{garbled:?}");
+
+        // Longer than the port ever writes: not an answer it sends (its encoder would clip
+        // it, so it could not be re-encoded to the same bytes).
+        let mut long = payload[..TIMER_HEADER_LEN].to_vec();
+        let over = u16::try_from(TIMER_TEXT_MAX + 1).unwrap();
+        long[26..28].copy_from_slice(&over.to_be_bytes());
+        long.extend(std::iter::repeat_n(b'a', TIMER_TEXT_MAX + 1));
+        let refused: Vec<_> = decode_answers(&long).collect();
+        assert!(matches!(refused[..], [Err(_)]), "{refused:?}");
+    }
+
+    #[test]
+    fn timer_text_is_cut_to_its_limit_on_a_character_boundary() {
+        let long = "é".repeat(TIMER_TEXT_MAX);
+        let facts = TimerFacts::new(&long, true, Some(u64::MAX), None, Some(""));
+        assert!(facts.mechanism.len() <= TIMER_TEXT_MAX);
+        assert!(facts.mechanism.len() > TIMER_TEXT_MAX - 2);
+        assert_eq!(
+            (facts.resolution_ns, facts.degraded.as_deref()),
+            (None, None)
+        );
+        let answer = Answer::Timer {
+            id: 2,
+            timer: facts,
+        };
+        let mut payload = Vec::new();
+        answer.encode(&mut payload);
+        let decoded: Vec<_> = decode_answers(&payload).collect();
+        assert_eq!(decoded, [Ok(answer)]);
     }
 
     #[test]
