@@ -141,7 +141,9 @@ impl PyWake {
     }
 
     /// How long of `spun` the GIL was held, in seconds: from taking it back to the end of
-    /// the wait. Before the deadline this is at most `clock_info()["gil_spin_cap"]`.
+    /// the wait. For a blocking wait the part before the deadline is at most
+    /// `clock_info()["gil_spin_cap"]`; an asyncio sleep spins in its task, where the GIL is
+    /// held throughout, for up to half of the sleep.
     #[getter]
     fn gil_spun(&self) -> f64 {
         seconds_of_ns(self.gil_spun_ns)
