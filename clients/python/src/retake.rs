@@ -12,8 +12,8 @@
 //! The lead is learned per thread: the high quantile ([`QUANTILE_PERCENT`]) of the last
 //! [`WINDOW`] re-acquires, with half of it again as headroom, never less than [`MIN_LEAD`]
 //! and never more than [`GIL_SPIN_CAP`]. The spin with the GIL held lasts from the moment it
-//! came back to the deadline, so it is never longer than the lead, and the cap bounds how
-//! long this keeps other Python threads waiting. A contended GIL can take longer than any
+//! came back to the deadline, never longer than the lead, so the cap bounds how long this
+//! keeps other Python threads waiting. A contended GIL can take longer than any
 //! lead within the cap: then the wait is late by the rest, and the report says so
 //! ([`Ended::gil_late`]). A native wait spins for nothing, not even this: it takes the GIL
 //! back after its wake, as `time.sleep` does.
@@ -64,8 +64,9 @@ pub(crate) struct Ended {
     pub(crate) gil_spun: Duration,
     /// How long taking the GIL back took (zero when the wait never let it go).
     pub(crate) gil_wait: Duration,
-    /// The GIL came back after the deadline, though the wait without it ended before: the
-    /// lateness is the GIL's (another thread held it), not the timer's.
+    /// Taking the GIL back took longer than the lead allowed for (for a native wait, than
+    /// this thread's lead), and the wait ended after its deadline: late by the GIL, mostly
+    /// because another thread held it, whether or not the timer was late too.
     pub(crate) gil_late: bool,
 }
 
@@ -154,19 +155,20 @@ pub(crate) fn last_stretch<F>(
 where
     F: FnOnce(Instant) -> Wake + Send,
 {
+    let lead = lead();
     if strategy == Strategy::Native {
         let wake = without_gil(py, move || finish(deadline));
-        let back = Instant::now();
+        let gil_wait = Instant::now().saturating_duration_since(wake.woke());
         return Ended {
             deadline,
             woke: wake.woke(),
             spun: wake.spun(),
             gil_spun: Duration::ZERO,
-            gil_wait: back.saturating_duration_since(wake.woke()),
-            gil_late: false,
+            gil_wait,
+            // Always past the deadline: late by the GIL when it took longer than it does here.
+            gil_late: gil_wait > lead,
         };
     }
-    let lead = lead();
     let retake = match deadline.checked_sub(lead) {
         Some(retake) if retake > Instant::now() => retake,
         // Within the lead already: the GIL is kept, and the spin lasts at most the lead.
@@ -185,6 +187,6 @@ where
         spun: early.spun() + spin.spun(),
         gil_spun: spin.spun(),
         gil_wait,
-        gil_late: early.woke() < deadline && back > deadline,
+        gil_late: gil_wait > lead && back > deadline,
     }
 }

@@ -168,9 +168,10 @@ impl PyWake {
         self.gil_wait_ns
     }
 
-    /// Whether the GIL came back only after the deadline, though the wait without it had
-    /// ended before: another thread held it (CPython hands it over within its switch
-    /// interval, `sys.getswitchinterval()`), and the lateness is the GIL's, not the timer's.
+    /// Whether the wait ended late for the GIL: taking it back took longer than the lead
+    /// allowed for (`clock_info()["gil_lead"]`; for a native wait, longer than that lead)
+    /// and the wait ended after its deadline. Mostly another thread held the GIL; CPython
+    /// hands it over within its switch interval, `sys.getswitchinterval()`.
     #[getter]
     fn gil_late(&self) -> bool {
         self.gil_late

@@ -71,18 +71,20 @@ def test_never_early_on_the_callers_clock_over_mixed_waits():
 def test_a_native_wait_spins_for_nothing_and_a_due_one_keeps_the_gil():
     wake = punctual.Sleeper("native").sleep(0.001)
     assert wake.spun_ns == wake.gil_spun_ns == 0
-    assert wake.gil_wait_ns > 0 and not wake.gil_late
+    assert wake.gil_wait_ns > 0
     for sleeper in (punctual, punctual.Sleeper("hybrid"), punctual.Sleeper("spin")):
         assert sleeper.sleep(0).gil_wait_ns == 0
         assert sleeper.sleep_until(-1.0).gil_wait_ns == 0
 
 
-def test_a_hybrid_wait_spins_its_end_with_the_gil():
-    sleeper = punctual.Sleeper("hybrid")
+@pytest.mark.parametrize("strategy", ["hybrid", "spin"])
+def test_a_wait_ends_in_a_spin_with_the_gil(strategy):
+    sleeper = punctual.Sleeper(strategy)
     wakes = [sleeper.sleep(0.002) for _ in range(20)]
-    # Whenever the GIL came back before the deadline, the wait ended in a spin with it held.
-    assert any(w.gil_spun_ns > 0 for w in wakes if not w.gil_late)
     assert all(w.gil_wait_ns > 0 for w in wakes)
+    # Each wait whose GIL came back before the deadline spun the rest with it; that is all
+    # of them but a slow return now and then (or a native part that overslept).
+    assert any(w.gil_spun_ns > 0 for w in wakes)
 
 
 @pytest.mark.parametrize("strategy", ["hybrid", "spin"])
@@ -141,9 +143,10 @@ def test_asyncio_reports_keep_the_order():
             assert after_ns >= wake.deadline_ns
             assert 0 <= wake.sleeper_lateness_ns <= wake.lateness_ns <= after_ns - wake.deadline_ns
             assert wake.gil_wait_ns == 0 and not wake.gil_late
-        async for tick in punctual.asyncio.interval(0.001):
-            assert tick.wake.sleeper_woke_ns <= tick.wake.woke_ns <= time.perf_counter_ns()
-            if tick.index == 3:
-                break
+        # Counted, not by index: on a loaded machine the "skip" policy may skip any index.
+        async with punctual.asyncio.interval(0.001) as ticks:
+            for _ in range(4):
+                tick = await ticks.tick()
+                assert tick.wake.sleeper_woke_ns <= tick.wake.woke_ns <= time.perf_counter_ns()
 
     asyncio.run(main())
