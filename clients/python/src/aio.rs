@@ -27,6 +27,7 @@ use punctual::HybridConfig;
 
 use crate::clock::Frame;
 use crate::convert::seconds_of_ns;
+use crate::retake::Ended;
 use crate::sleep::Target;
 use crate::sys::without_gil;
 use crate::ticker::grid_of;
@@ -212,7 +213,11 @@ impl PyAsyncTimer {
         match Pin::new(sleep).poll(&mut Context::from_waker(&waker)) {
             Poll::Ready(wake) => {
                 self.sleep = None;
-                Ok(Some(PyWake::new(Frame::get(py)?, wake, self.written_ns)))
+                Ok(Some(PyWake::of(
+                    Frame::get(py)?,
+                    Ended::held(wake),
+                    self.written_ns,
+                )))
             }
             Poll::Pending => Ok(None),
         }

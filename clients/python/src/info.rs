@@ -6,6 +6,7 @@ use pyo3::types::PyDict;
 
 use crate::clock::Frame;
 use crate::convert::seconds_of_ns;
+use crate::retake::{self, GIL_SPIN_CAP};
 use crate::wait::SIGNAL_SLICE;
 
 /// The native timer as the calling thread uses it: `mechanism`, `high_resolution`,
@@ -26,7 +27,10 @@ pub(crate) fn timer_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 
 /// How deadlines are read: `clock` (the Python function whose readings deadlines are),
 /// `frame_spread_ns` (the most a deadline is moved later by the conversion to the library's
-/// clock), `signal_check_interval` (seconds between checks for Ctrl-C in a long wait).
+/// clock), `signal_check_interval` (seconds between checks for Ctrl-C in a long wait),
+/// `gil_spin_cap` (the longest a wait spins with the GIL held before its deadline,
+/// seconds) and `gil_lead` (how long before its deadline this thread's next hybrid or
+/// spinning wait takes the GIL back, seconds: learned, within the cap).
 #[pyfunction]
 pub(crate) fn clock_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let frame = Frame::get(py)?;
@@ -37,5 +41,10 @@ pub(crate) fn clock_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         "signal_check_interval",
         seconds_of_ns(SIGNAL_SLICE.as_nanos() as i128),
     )?;
+    dict.set_item(
+        "gil_spin_cap",
+        seconds_of_ns(GIL_SPIN_CAP.as_nanos() as i128),
+    )?;
+    dict.set_item("gil_lead", seconds_of_ns(retake::lead().as_nanos() as i128))?;
     Ok(dict)
 }

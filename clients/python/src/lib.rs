@@ -1,7 +1,8 @@
 //! `punctual._punctual`, the compiled half of the Python package `punctual`: the library's
 //! sleeps, tickers, deadlines and async timers, with Python's numbers checked and converted
 //! (`convert.rs`, `clock.rs`), the GIL released while waiting and Ctrl-C answered
-//! (`wait.rs`). No timing of its own: every wait is the library's.
+//! (`wait.rs`) and taken back before the deadline (`retake.rs`). Every wait is the
+//! library's; the binding's own timing is only when to take the GIL back.
 //!
 //! The Python half (`python/punctual/`) adds the asyncio coroutines, the docs' stubs,
 //! `python -m punctual` and the benchmark.
@@ -14,6 +15,7 @@ mod convert;
 mod exit;
 mod info;
 mod poll;
+mod retake;
 mod sleep;
 #[allow(unsafe_code)]
 mod sys;

@@ -58,13 +58,15 @@ impl Target {
 }
 
 /// Waits for `target` with `sleeper` (`None`: this thread's hybrid sleeper, as
-/// `punctual::sleep` uses), the GIL released, Ctrl-C answered.
+/// `punctual::sleep` uses), the GIL released, Ctrl-C answered. The report is allocated
+/// before the wait, so that filling it in is all that follows the deadline.
 pub(crate) fn wait(
     py: Python<'_>,
     sleeper: Option<&mut Sleeper>,
     target: Target,
-) -> PyResult<PyWake> {
+) -> PyResult<Py<PyWake>> {
     let frame = Frame::get(py)?;
+    let report = Py::new(py, PyWake::pending())?;
     let strategy = sleeper.as_ref().map_or(Strategy::Hybrid, |s| s.strategy());
     let (deadline, written_ns) = match target {
         Target::At(instant) => (Some(instant), None),
@@ -73,18 +75,19 @@ pub(crate) fn wait(
         Target::Past(ns) => (Some(Instant::now()), Some(ns)),
         Target::Never => (None, None),
     };
-    let wake = match sleeper {
+    let ended = match sleeper {
         Some(sleeper) => wait_until(py, deadline, strategy, |d| sleeper.sleep_until(d))?,
         None => wait_until(py, deadline, strategy, punctual::sleep_until)?,
     };
-    Ok(PyWake::new(frame, wake, written_ns))
+    report.borrow_mut(py).complete(frame, ended, written_ns);
+    Ok(report)
 }
 
 /// Sleeps `seconds` (an int or a float, zero or more) and reports the wake; never returns
 /// early. Uses this thread's hybrid sleeper: a native sleep, then a short spin whose length
 /// it learns. The GIL is released while it waits; Ctrl-C raises `KeyboardInterrupt`.
 #[pyfunction]
-pub(crate) fn sleep(py: Python<'_>, seconds: &Bound<'_, PyAny>) -> PyResult<PyWake> {
+pub(crate) fn sleep(py: Python<'_>, seconds: &Bound<'_, PyAny>) -> PyResult<Py<PyWake>> {
     wait(py, None, Target::after(seconds)?)
 }
 
@@ -92,14 +95,17 @@ pub(crate) fn sleep(py: Python<'_>, seconds: &Bound<'_, PyAny>) -> PyResult<PyWa
 /// also `time.monotonic()`'s); a past deadline returns at once. Never returns before
 /// `time.perf_counter() >= deadline`.
 #[pyfunction]
-pub(crate) fn sleep_until(py: Python<'_>, deadline: &Bound<'_, PyAny>) -> PyResult<PyWake> {
+pub(crate) fn sleep_until(py: Python<'_>, deadline: &Bound<'_, PyAny>) -> PyResult<Py<PyWake>> {
     let target = Target::until(Frame::get(py)?, deadline)?;
     wait(py, None, target)
 }
 
 /// Sleeps until `deadline_ns`, an int of nanoseconds on `time.perf_counter_ns()`'s clock.
 #[pyfunction]
-pub(crate) fn sleep_until_ns(py: Python<'_>, deadline_ns: &Bound<'_, PyAny>) -> PyResult<PyWake> {
+pub(crate) fn sleep_until_ns(
+    py: Python<'_>,
+    deadline_ns: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyWake>> {
     let target = Target::until_ns(Frame::get(py)?, deadline_ns)?;
     wait(py, None, target)
 }
@@ -124,12 +130,12 @@ impl PySleeper {
     }
 
     /// Sleeps `seconds`; see `punctual.sleep`.
-    fn sleep(&mut self, py: Python<'_>, seconds: &Bound<'_, PyAny>) -> PyResult<PyWake> {
+    fn sleep(&mut self, py: Python<'_>, seconds: &Bound<'_, PyAny>) -> PyResult<Py<PyWake>> {
         wait(py, Some(&mut self.inner), Target::after(seconds)?)
     }
 
     /// Sleeps until `deadline` (seconds, `time.perf_counter()`); see `punctual.sleep_until`.
-    fn sleep_until(&mut self, py: Python<'_>, deadline: &Bound<'_, PyAny>) -> PyResult<PyWake> {
+    fn sleep_until(&mut self, py: Python<'_>, deadline: &Bound<'_, PyAny>) -> PyResult<Py<PyWake>> {
         let target = Target::until(Frame::get(py)?, deadline)?;
         wait(py, Some(&mut self.inner), target)
     }
@@ -139,7 +145,7 @@ impl PySleeper {
         &mut self,
         py: Python<'_>,
         deadline_ns: &Bound<'_, PyAny>,
-    ) -> PyResult<PyWake> {
+    ) -> PyResult<Py<PyWake>> {
         let target = Target::until_ns(Frame::get(py)?, deadline_ns)?;
         wait(py, Some(&mut self.inner), target)
     }

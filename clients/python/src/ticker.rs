@@ -90,19 +90,22 @@ impl PyTicker {
         slf
     }
 
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<PyTick> {
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Py<PyTick>> {
         self.tick(py)
     }
 
     /// Waits for the next tick and reports it.
-    fn tick(&mut self, py: Python<'_>) -> PyResult<PyTick> {
+    fn tick(&mut self, py: Python<'_>) -> PyResult<Py<PyTick>> {
         let frame = Frame::get(py)?;
         let due = self.grid.due(Instant::now());
+        // Allocated before the wait, filled in after (see `sleep::wait`).
+        let report = Py::new(py, PyTick::pending(due.index(), due.missed()))?;
         let strategy = self.sleeper.strategy();
         let sleeper = &mut self.sleeper;
-        let wake = wait_until(py, due.deadline(), strategy, |d| sleeper.sleep_until(d))?;
-        self.grid.advance(&due, wake.woke());
-        Ok(PyTick::from_parts(frame, due.index(), due.missed(), wake))
+        let ended = wait_until(py, due.deadline(), strategy, |d| sleeper.sleep_until(d))?;
+        self.grid.advance(&due, ended.woke);
+        report.borrow_mut(py).complete(frame, ended);
+        Ok(report)
     }
 
     /// The period, in seconds.

@@ -6,7 +6,8 @@
 //! pending signal handlers run between them, as `time.sleep` does on its own. The deadline
 //! stays absolute, so the slices add no lateness and cannot make a wait early. The last
 //! stretch, [`SIGNAL_SLICE`] to twice that, is the caller's own wait, so a hybrid sleeper's
-//! spin tail plans it as it would the whole wait.
+//! spin tail plans it as it would the whole wait, and it ends with the GIL taken back
+//! before the deadline (`retake.rs`).
 
 use std::time::{Duration, Instant};
 
@@ -14,6 +15,7 @@ use pyo3::prelude::*;
 
 use punctual::{Sleeper, Strategy, Wake};
 
+use crate::retake::{last_stretch, Ended};
 use crate::sys::without_gil;
 
 /// The longest stretch between two checks for Ctrl-C. `time.sleep` answers a signal at
@@ -21,9 +23,10 @@ use crate::sys::without_gil;
 pub(crate) const SIGNAL_SLICE: Duration = Duration::from_millis(20);
 
 /// Waits until `deadline` (`None`: forever, until a signal handler raises) with the GIL
-/// released; `finish` does the last stretch. Slices before it sleep natively, or spin for a
-/// spinning sleeper, never past `deadline - SIGNAL_SLICE`, so a slice that oversleeps does
-/// not make the wait late.
+/// released; `finish` does the last stretch without the GIL, to the deadline or to the lead
+/// before it (`retake.rs`). Slices before it sleep natively, or spin for a spinning
+/// sleeper, never past `deadline - SIGNAL_SLICE`, so a slice that oversleeps does not make
+/// the wait late.
 ///
 /// # Errors
 ///
@@ -31,9 +34,9 @@ pub(crate) const SIGNAL_SLICE: Duration = Duration::from_millis(20);
 pub(crate) fn wait_until<F>(
     py: Python<'_>,
     deadline: Option<Instant>,
-    slices: Strategy,
+    strategy: Strategy,
     finish: F,
-) -> PyResult<Wake>
+) -> PyResult<Ended>
 where
     F: FnOnce(Instant) -> Wake + Send,
 {
@@ -42,11 +45,11 @@ where
         let now = Instant::now();
         if let Some(deadline) = deadline {
             if deadline.saturating_duration_since(now) <= 2 * SIGNAL_SLICE {
-                return Ok(without_gil(py, move || finish(deadline)));
+                return Ok(last_stretch(py, deadline, strategy, finish));
             }
         }
         let slice_end = now + SIGNAL_SLICE;
-        let slicer = slicer.get_or_insert_with(|| Sleeper::new(slice_strategy(slices)));
+        let slicer = slicer.get_or_insert_with(|| Sleeper::new(slice_strategy(strategy)));
         without_gil(py, || slicer.sleep_until(slice_end));
         py.check_signals()?;
     }

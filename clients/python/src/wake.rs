@@ -1,33 +1,59 @@
 //! What a wait reports to Python: [`PyWake`] (`punctual.Wake`) and [`PyTick`] (`punctual.Tick`).
+//!
+//! A blocking wait allocates its report before it lets the GIL go and fills it in after
+//! (`complete`), so that between the reading that ends the wait and the return into
+//! Python there are only stores and one more reading: the caller's, [`PyWake::woke_ns`].
+//! That is why the classes are not `frozen`; Python has no setter for any field.
+
+use std::time::Instant;
 
 use pyo3::prelude::*;
 
 use crate::clock::Frame;
 use crate::convert::seconds_of_ns;
+use crate::retake::Ended;
 
-/// The report of one wait, on `time.perf_counter()`'s clock: when it was due, the reading
-/// that ended it (never before the deadline), how late that was and how long it spun.
-#[pyclass(name = "Wake", module = "punctual", frozen)]
-#[derive(Debug, Clone, Copy)]
+/// The report of one wait, on `time.perf_counter()`'s clock: when it was due, when the
+/// caller got control back (`woke`, `lateness`), the reading that ended the wait itself
+/// (`sleeper_woke`, `sleeper_lateness`), how long it spun, and how the GIL came back.
+#[pyclass(name = "Wake", module = "punctual")]
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct PyWake {
     deadline_ns: i128,
+    sleeper_woke_ns: i128,
     woke_ns: i128,
     spun_ns: i128,
+    gil_spun_ns: i128,
+    gil_wait_ns: i128,
+    gil_late: bool,
 }
 
 impl PyWake {
-    /// `wake` in the frame; `deadline_ns`, when given, is the deadline as the caller wrote it
-    /// (a past one `Instant` cannot hold).
-    pub(crate) fn new(frame: &Frame, wake: punctual::Wake, deadline_ns: Option<i128>) -> PyWake {
-        let woke_ns = frame.ns_of(wake.woke());
-        let deadline_ns = deadline_ns.unwrap_or_else(|| frame.ns_of(wake.deadline()));
-        PyWake {
-            deadline_ns,
-            // Equal or later by construction (the frame keeps order); `max` keeps the promise
-            // that lateness is never negative in plain sight.
-            woke_ns: woke_ns.max(deadline_ns),
-            spun_ns: wake.spun().as_nanos() as i128,
-        }
+    /// The report of a wait that has not ended yet, for [`PyWake::complete`].
+    pub(crate) fn pending() -> PyWake {
+        PyWake::default()
+    }
+
+    /// The report of `ended`, read off the clock now.
+    pub(crate) fn of(frame: &Frame, ended: Ended, deadline_ns: Option<i128>) -> PyWake {
+        let mut wake = PyWake::pending();
+        wake.complete(frame, ended, deadline_ns);
+        wake
+    }
+
+    /// Fills the report in with `ended` and, last, the caller's reading. `deadline_ns`,
+    /// when given, is the deadline as the caller wrote it (a past one `Instant` cannot hold).
+    pub(crate) fn complete(&mut self, frame: &Frame, ended: Ended, deadline_ns: Option<i128>) {
+        let deadline_ns = deadline_ns.unwrap_or_else(|| frame.ns_of(ended.deadline));
+        self.deadline_ns = deadline_ns;
+        // Equal or later by construction (the frame keeps order); `max` keeps the promise
+        // that lateness is never negative in plain sight.
+        self.sleeper_woke_ns = frame.ns_of(ended.woke).max(deadline_ns);
+        self.spun_ns = ended.spun.as_nanos() as i128;
+        self.gil_spun_ns = ended.gil_spun.as_nanos() as i128;
+        self.gil_wait_ns = ended.gil_wait.as_nanos() as i128;
+        self.gil_late = ended.gil_late;
+        self.woke_ns = frame.ns_of(Instant::now()).max(self.sleeper_woke_ns);
     }
 }
 
@@ -45,32 +71,64 @@ impl PyWake {
         self.deadline_ns
     }
 
-    /// The clock reading that ended the wait (seconds, `time.perf_counter()`); never before
-    /// the deadline.
+    /// When the caller got control back (seconds, `time.perf_counter()`): the binding's
+    /// last reading, with the GIL held and the report filled in, just before the return
+    /// into Python. Never before the deadline, nor before `sleeper_woke`.
     #[getter]
     fn woke(&self) -> f64 {
         seconds_of_ns(self.woke_ns)
     }
 
-    /// The reading that ended the wait, in nanoseconds (`time.perf_counter_ns()`).
+    /// When the caller got control back, in nanoseconds (`time.perf_counter_ns()`).
     #[getter]
     fn woke_ns(&self) -> i128 {
         self.woke_ns
     }
 
-    /// How late the wait ended, in seconds: `woke - deadline`, never negative.
+    /// How late the caller got control back, in seconds: `woke - deadline`, never
+    /// negative. A `time.perf_counter()` read right after the call is later still by the
+    /// interpreter's return from the call and the read itself.
     #[getter]
     fn lateness(&self) -> f64 {
         seconds_of_ns(self.lateness_ns())
     }
 
-    /// How late the wait ended, in nanoseconds.
+    /// How late the caller got control back, in nanoseconds.
     #[getter]
     fn lateness_ns(&self) -> i128 {
         self.woke_ns - self.deadline_ns
     }
 
-    /// How long the wait busy-spun, in seconds (zero for a purely native wait).
+    /// The clock reading that ended the wait itself, the first at or after the deadline
+    /// (seconds, `time.perf_counter()`): before the way back into Python, when the GIL was
+    /// let go until the deadline (a native wait), or the end of the spin with it held.
+    #[getter]
+    fn sleeper_woke(&self) -> f64 {
+        seconds_of_ns(self.sleeper_woke_ns)
+    }
+
+    /// The reading that ended the wait itself, in nanoseconds.
+    #[getter]
+    fn sleeper_woke_ns(&self) -> i128 {
+        self.sleeper_woke_ns
+    }
+
+    /// How late the wait itself ended, in seconds: `sleeper_woke - deadline`, never
+    /// negative and never more than `lateness`. (`lateness` reported this reading until it
+    /// became the caller's.)
+    #[getter]
+    fn sleeper_lateness(&self) -> f64 {
+        seconds_of_ns(self.sleeper_lateness_ns())
+    }
+
+    /// How late the wait itself ended, in nanoseconds.
+    #[getter]
+    fn sleeper_lateness_ns(&self) -> i128 {
+        self.sleeper_woke_ns - self.deadline_ns
+    }
+
+    /// How long the wait busy-spun, in seconds, with the GIL and without it (zero for a
+    /// purely native wait).
     #[getter]
     fn spun(&self) -> f64 {
         seconds_of_ns(self.spun_ns)
@@ -82,11 +140,49 @@ impl PyWake {
         self.spun_ns
     }
 
+    /// How long of `spun` the GIL was held, in seconds: from taking it back to the end of
+    /// the wait. For a blocking wait the part before the deadline is at most
+    /// `clock_info()["gil_spin_cap"]`; an asyncio sleep spins in its task, where the GIL is
+    /// held throughout, for up to half of the sleep.
+    #[getter]
+    fn gil_spun(&self) -> f64 {
+        seconds_of_ns(self.gil_spun_ns)
+    }
+
+    /// How long of `spun` the GIL was held, in nanoseconds.
+    #[getter]
+    fn gil_spun_ns(&self) -> i128 {
+        self.gil_spun_ns
+    }
+
+    /// How long taking the GIL back took, in seconds (zero when the wait kept it: one
+    /// shorter than the lead, an asyncio sleep).
+    #[getter]
+    fn gil_wait(&self) -> f64 {
+        seconds_of_ns(self.gil_wait_ns)
+    }
+
+    /// How long taking the GIL back took, in nanoseconds.
+    #[getter]
+    fn gil_wait_ns(&self) -> i128 {
+        self.gil_wait_ns
+    }
+
+    /// Whether the wait ended late for the GIL: taking it back took longer than the lead
+    /// allowed for (`clock_info()["gil_lead"]`; for a native wait, longer than that lead)
+    /// and the wait ended after its deadline. Mostly another thread held the GIL; CPython
+    /// hands it over within its switch interval, `sys.getswitchinterval()`.
+    #[getter]
+    fn gil_late(&self) -> bool {
+        self.gil_late
+    }
+
     fn __repr__(&self) -> String {
         format!(
-            "Wake(deadline={:?}, lateness_ns={}, spun_ns={})",
+            "Wake(deadline={:?}, lateness_ns={}, sleeper_lateness_ns={}, spun_ns={})",
             self.deadline(),
             self.lateness_ns(),
+            self.sleeper_lateness_ns(),
             self.spun_ns
         )
     }
@@ -94,7 +190,7 @@ impl PyWake {
 
 /// One tick of a `Ticker` or an asyncio `interval`: its index on the grid, how many grid
 /// points were missed just before it, and the wait's report.
-#[pyclass(name = "Tick", module = "punctual", frozen)]
+#[pyclass(name = "Tick", module = "punctual")]
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PyTick {
     index: u64,
@@ -104,20 +200,25 @@ pub(crate) struct PyTick {
 
 impl PyTick {
     pub(crate) fn new(frame: &Frame, tick: punctual::Tick) -> PyTick {
-        PyTick::from_parts(frame, tick.index(), tick.missed(), tick.wake())
+        PyTick {
+            index: tick.index(),
+            missed: tick.missed(),
+            wake: PyWake::of(frame, Ended::held(tick.wake()), None),
+        }
     }
 
-    pub(crate) fn from_parts(
-        frame: &Frame,
-        index: u64,
-        missed: u64,
-        wake: punctual::Wake,
-    ) -> PyTick {
+    /// The report of tick `index` before its wait, for [`PyTick::complete`].
+    pub(crate) fn pending(index: u64, missed: u64) -> PyTick {
         PyTick {
             index,
             missed,
-            wake: PyWake::new(frame, wake, None),
+            wake: PyWake::pending(),
         }
+    }
+
+    /// Fills the tick's report in; see [`PyWake::complete`].
+    pub(crate) fn complete(&mut self, frame: &Frame, ended: Ended) {
+        self.wake.complete(frame, ended, None);
     }
 }
 
@@ -148,13 +249,13 @@ impl PyTick {
         self.wake.deadline_ns
     }
 
-    /// How late the tick fired, in seconds.
+    /// How late the tick came back to the caller, in seconds (`Wake.lateness`).
     #[getter]
     fn lateness(&self) -> f64 {
         self.wake.lateness()
     }
 
-    /// How late the tick fired, in nanoseconds.
+    /// How late the tick came back to the caller, in nanoseconds.
     #[getter]
     fn lateness_ns(&self) -> i128 {
         self.wake.lateness_ns()

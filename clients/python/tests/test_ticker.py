@@ -55,7 +55,7 @@ def test_delay_moves_the_grid_to_the_late_tick():
     assert (late.index, late.missed) == (0, 3)
     following = next(ticker)
     assert following.index == 1
-    assert following.deadline_ns == late.wake.woke_ns + 50 * MS
+    assert following.deadline_ns == late.wake.sleeper_woke_ns + 50 * MS
 
 
 def test_ticker_properties():

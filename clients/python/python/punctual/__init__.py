@@ -7,7 +7,8 @@ spins the rest, so it wakes a few hundred nanoseconds late where ``time.sleep`` 
 every OS; on Linux and macOS ``time.monotonic()`` is the same clock.
 
 - :func:`sleep`, :func:`sleep_until`, :func:`sleep_until_ns`: never early, with a
-  :class:`Wake` report (``lateness``, ``spun``).
+  :class:`Wake` report (``lateness`` as the caller got control back, ``sleeper_lateness``
+  as the wait itself ended, ``spun``, and how the GIL came back).
 - :class:`Sleeper`: a fixed strategy (``"hybrid"``, ``"native"``, ``"spin"``).
 - :class:`Ticker`: a drift-free grid of ticks, as an iterator.
 - :class:`Deadline` and :func:`poll_until` (raising :class:`PollTimeout`, a
@@ -15,7 +16,10 @@ every OS; on Linux and macOS ``time.monotonic()`` is the same clock.
 - :mod:`punctual.asyncio`: ``await punctual.asyncio.sleep(...)`` with microsecond
   resolution, and ``async for tick in punctual.asyncio.interval(...)``.
 
-Every wait releases the GIL, and Ctrl-C interrupts a long one with ``KeyboardInterrupt``.
+Every wait releases the GIL, and Ctrl-C interrupts a long one with ``KeyboardInterrupt``. A
+hybrid or spinning wait takes the GIL back shortly before its deadline (a lead learned per
+thread, never more than 50 microseconds, ``clock_info()["gil_spin_cap"]``) and spins the
+rest with it held, so that the way back into Python is not added to its lateness.
 """
 
 from ._punctual import (

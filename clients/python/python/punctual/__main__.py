@@ -24,8 +24,9 @@ def main() -> None:
     samples = 200
     blocking = bench.run_blocking([1_000_000, 10_000_000], samples)
     asyncio_results = bench.run_asyncio([100_000, 1_000_000], samples)
-    print(f"a short benchmark ({samples} waits each; `python -m punctual.bench` runs a longer one):")
-    print("\n".join(bench.report(blocking, asyncio_results)))
+    control = bench.run_control([100, 1000], 1.0, warmup_ticks=50)
+    print(f"a short benchmark ({samples} waits each, 1 s per control loop; `python -m punctual.bench` runs a longer one):")
+    print("\n".join(bench.report(blocking, asyncio_results, control)))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,192 @@
+//! The way back into Python as part of the wait: the GIL taken back before the deadline.
+//!
+//! A wait that lets the GIL go ends, for its caller, when the thread has the GIL again and
+//! the interpreter runs the caller's next line, not when the library's clock reading passed
+//! the deadline. Taking the GIL back costs little when no other thread wants it (a few
+//! microseconds, more once the thread's caches went cold while it waited) and up to
+//! Python's switch interval (`sys.getswitchinterval()`, 5 ms by default) when another
+//! thread holds it. So a hybrid or spinning wait lets the GIL go only until a *lead* before
+//! the deadline, takes it back, and spins the rest with it held: the way back then starts
+//! at the deadline with the GIL already in hand.
+//!
+//! The lead is learned per thread: the high quantile ([`QUANTILE_PERCENT`]) of the last
+//! [`WINDOW`] re-acquires, with half of it again as headroom, never less than [`MIN_LEAD`]
+//! and never more than [`GIL_SPIN_CAP`]. The spin with the GIL held lasts from the moment it
+//! came back to the deadline, never longer than the lead, so the cap bounds how long this
+//! keeps other Python threads waiting. A contended GIL can take longer than any
+//! lead within the cap: then the wait is late by the rest, and the report says so
+//! ([`Ended::gil_late`]). A native wait spins for nothing, not even this: it takes the GIL
+//! back after its wake, as `time.sleep` does.
+
+use std::cell::RefCell;
+use std::time::{Duration, Instant};
+
+use pyo3::prelude::*;
+
+use punctual::{Sleeper, Strategy, Wake};
+
+use crate::sys::without_gil;
+
+/// The longest a wait spins with the GIL held before its deadline.
+///
+/// 1% of Python's default switch interval (5 ms): CPython itself lets a thread keep the
+/// GIL that long before another that waits for it asks for it back, so this delays such a
+/// thread by a hundredth of what the interpreter allows any thread. An uncontended GIL
+/// comes back in a few microseconds, so the cap only binds when it is contended, and then
+/// it comes back within the switch interval: no lead a waiting thread could bear (a
+/// millisecond held for every wait) would make such a wait punctual. It is late instead,
+/// and says so.
+pub(crate) const GIL_SPIN_CAP: Duration = Duration::from_micros(50);
+
+/// The shortest lead: a warm, uncontended re-acquire's order of magnitude, so that a window
+/// of quick returns still leaves room for one a little slower than them.
+const MIN_LEAD: Duration = Duration::from_micros(1);
+
+/// The lead before a thread has taken the GIL back once: the cold first returns fit in it.
+const FIRST_LEAD: Duration = Duration::from_micros(20);
+
+/// How many recent re-acquires the lead is learned from.
+const WINDOW: usize = 64;
+
+/// Which of them: the 95th percentile (the fourth longest of 64), so that a single slow
+/// return, a page fault or a preemption, does not lengthen every wait's spin for the next 64.
+const QUANTILE_PERCENT: usize = 95;
+
+/// How a wait ended, the way back into Python included.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ended {
+    pub(crate) deadline: Instant,
+    /// The clock reading that ended the wait: the first at or after the deadline.
+    pub(crate) woke: Instant,
+    /// All the wait spun, with and without the GIL.
+    pub(crate) spun: Duration,
+    /// Of which with the GIL held.
+    pub(crate) gil_spun: Duration,
+    /// How long taking the GIL back took (zero when the wait never let it go).
+    pub(crate) gil_wait: Duration,
+    /// Taking the GIL back took longer than the lead allowed for (for a native wait, than
+    /// this thread's lead), and the wait ended after its deadline: late by the GIL, mostly
+    /// because another thread held it, whether or not the timer was late too.
+    pub(crate) gil_late: bool,
+}
+
+impl Ended {
+    /// A wait that kept the GIL throughout (an asyncio timer polled by its task).
+    pub(crate) fn held(wake: Wake) -> Ended {
+        Ended {
+            deadline: wake.deadline(),
+            woke: wake.woke(),
+            spun: wake.spun(),
+            gil_spun: wake.spun(),
+            gil_wait: Duration::ZERO,
+            gil_late: false,
+        }
+    }
+}
+
+/// The recent re-acquires of the GIL on one thread, and the lead they give.
+#[derive(Debug)]
+struct Returns {
+    /// Nanoseconds, saturating (4.3 s).
+    samples_ns: [u32; WINDOW],
+    len: usize,
+    next: usize,
+    lead: Duration,
+    /// A sample came in since `lead` was worked out.
+    stale: bool,
+}
+
+impl Returns {
+    const fn new() -> Returns {
+        Returns {
+            samples_ns: [0; WINDOW],
+            len: 0,
+            next: 0,
+            lead: FIRST_LEAD,
+            stale: false,
+        }
+    }
+
+    /// A store: worked out at the next wait's start, not on the way back from this one.
+    fn record(&mut self, gil_wait: Duration) {
+        self.samples_ns[self.next] = u32::try_from(gil_wait.as_nanos()).unwrap_or(u32::MAX);
+        self.next = (self.next + 1) % WINDOW;
+        self.len = (self.len + 1).min(WINDOW);
+        self.stale = true;
+    }
+
+    fn lead(&mut self) -> Duration {
+        if self.stale {
+            self.stale = false;
+            let mut window = self.samples_ns;
+            let window = &mut window[..self.len];
+            let rank = (self.len * QUANTILE_PERCENT).div_ceil(100) - 1;
+            let high = Duration::from_nanos(u64::from(*window.select_nth_unstable(rank).1));
+            self.lead = (high + high / 2).clamp(MIN_LEAD, GIL_SPIN_CAP);
+        }
+        self.lead
+    }
+}
+
+thread_local! {
+    static RETURNS: RefCell<Returns> = const { RefCell::new(Returns::new()) };
+    /// The spin with the GIL held is the library's, as every other spin of the binding.
+    static SPINNER: RefCell<Sleeper> = RefCell::new(Sleeper::spin());
+}
+
+/// How early this thread's next hybrid or spinning wait takes the GIL back.
+pub(crate) fn lead() -> Duration {
+    RETURNS.with(|returns| returns.borrow_mut().lead())
+}
+
+fn spin_until(deadline: Instant) -> Wake {
+    SPINNER.with(|spinner| spinner.borrow_mut().sleep_until(deadline))
+}
+
+/// The last stretch of a wait to `deadline`: `finish` waits with the GIL released, until
+/// the lead before the deadline for a hybrid or spinning wait, then the GIL is taken back
+/// and the rest spun with it held; a native wait takes it back after its wake.
+pub(crate) fn last_stretch<F>(
+    py: Python<'_>,
+    deadline: Instant,
+    strategy: Strategy,
+    finish: F,
+) -> Ended
+where
+    F: FnOnce(Instant) -> Wake + Send,
+{
+    let lead = lead();
+    if strategy == Strategy::Native {
+        let wake = without_gil(py, move || finish(deadline));
+        let gil_wait = Instant::now().saturating_duration_since(wake.woke());
+        return Ended {
+            deadline,
+            woke: wake.woke(),
+            spun: wake.spun(),
+            gil_spun: Duration::ZERO,
+            gil_wait,
+            // Always past the deadline: late by the GIL when it took longer than it does here.
+            gil_late: gil_wait > lead,
+        };
+    }
+    let retake = match deadline.checked_sub(lead) {
+        Some(retake) if retake > Instant::now() => retake,
+        // Within the lead already: the GIL is kept, and the spin lasts at most the lead.
+        _ => return Ended::held(spin_until(deadline)),
+    };
+    let early = without_gil(py, move || finish(retake));
+    let back = Instant::now();
+    let gil_wait = back.saturating_duration_since(early.woke());
+    RETURNS.with(|returns| returns.borrow_mut().record(gil_wait));
+    // The GIL came back at or after `retake`, so this spin holds it at most `lead` before
+    // the deadline (at once when it came back late).
+    let spin = spin_until(deadline);
+    Ended {
+        deadline,
+        woke: spin.woke(),
+        spun: early.spun() + spin.spun(),
+        gil_spun: spin.spun(),
+        gil_wait,
+        gil_late: gil_wait > lead && back > deadline,
+    }
+}
