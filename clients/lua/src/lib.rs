@@ -20,7 +20,6 @@ mod poll;
 mod probe;
 mod pump;
 mod sleep;
-mod sys;
 mod ticker;
 mod wait;
 
