@@ -257,7 +257,11 @@ fn the_deadline_sleep_preset_sets_the_exercise_and_yields_to_given_options() {
         .iter()
         .map(|r| r["method"].as_str().unwrap())
         .collect();
-    assert_eq!(methods, ["native", "hybrid", "std"], "the three, in table order");
+    assert_eq!(
+        methods,
+        ["native", "hybrid", "std"],
+        "the three, in table order"
+    );
     assert!(
         results.iter().all(|r| r["samples"] == 5 && r["early"] == 0),
         "{results:?}"
