@@ -1,6 +1,5 @@
 """punctual.probe(): the library's sleep probe, on the OS's plain sleep and on one passed in."""
 
-import math
 import os
 import signal
 import subprocess
@@ -37,24 +36,10 @@ def test_a_sleep_passed_in_is_what_gets_timed():
     probe = punctual.probe(2, sleep=sleep)
     assert asked == [r for r in REQUESTS for _ in range(3)], "each request once unmeasured, then twice"
     assert probe.primitive is None
+    # Never early, so never cheaper than asked. (Whether a quantum is found is arithmetic,
+    # tested on a fake clock in the library, crates/punctual/src/quantum/probe.rs.)
     assert all(mean >= request for request, mean in probe.costs)
-
-
-def tick_sleep(seconds):
-    """Win32 Sleep on the default timer: a request ends at the first 15.625 ms tick edge at
-    or after it, on perf_counter()'s clock (the library's)."""
-    punctual.sleep_until(math.ceil((time.perf_counter() + seconds) / TICK) * TICK)
-
-
-def test_a_tick_is_found_in_a_win32_like_sleep():
-    probe = punctual.probe(2, sleep=tick_sleep)
-    assert probe.quantum is not None and abs(probe.quantum - TICK) < 0.001, probe
-    assert probe.overshoot is None
-    means = dict(probe.costs)
-    # 1 to 10 ms cost one tick, 16 to 30 two: the seed's step at 16.
-    assert means[0.016] > 1.5 * means[0.010]
-    first = probe.cheat_sheet(3)[0]
-    assert first.k == 1 and 7 <= first.request_ms <= 9
+    assert probe.floor >= 0.001
 
 
 def test_what_the_sleep_raises_ends_the_probe():
