@@ -99,7 +99,7 @@ struct LuaDmaLatency {
 impl UserData for LuaDmaLatency {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         methods.add_method_mut("release", |_, this, ()| {
-            drop(this.guard.take());
+            this.guard = None;
             Ok(true)
         });
         methods.add_method("held", |_, this, ()| Ok(this.guard.is_some()));

@@ -200,8 +200,7 @@ impl PyDmaLatency {
 
     /// Withdraws the request; again does nothing.
     fn release(&self) {
-        let guard = self.guard.lock().unwrap_or_else(|p| p.into_inner()).take();
-        drop(guard);
+        *self.guard.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
     fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
