@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the module for each host and runs test/punctual_test.lua under it, and
-# test/cheat_engine_test.lua (examples/cheat-engine/ with Cheat Engine emulated); then installs it
+# Builds the module for each host and runs test/punctual_test.lua under it,
+# test/cheat_engine_test.lua (examples/cheat-engine/ with Cheat Engine emulated) and
+# test/rt_test.lua (the real-time controls, as root for real); then installs it
 # with `luarocks make` into a scratch tree and loads it from there.
 #   clients/lua/run-tests.sh [HOST...]    HOST: 5.1 5.3 5.4 jit win53 win53-32 luarocks
 #                                         (default: all)
@@ -20,6 +21,7 @@ out="$target_dir/lua-test"
 test_script="$here/test/punctual_test.lua"
 # examples/cheat-engine/ under emulated Cheat Engine functions, on every host.
 examples_script="$here/test/cheat_engine_test.lua"
+rt_script="$here/test/rt_test.lua"
 
 for host in "${hosts[@]}"; do
   printf -- '-- Lua module under %s\n' "$host"
@@ -27,7 +29,7 @@ for host in "${hosts[@]}"; do
     5.1 | 5.3 | 5.4 | jit)
       lua=$([ "$host" = jit ] && echo luajit || echo "lua$host")
       "$here/build.sh" "$host" "$out/$host"
-      (cd "$out/$host" && "$lua" "$test_script" && "$lua" "$examples_script")
+      (cd "$out/$host" && "$lua" "$test_script" && "$lua" "$examples_script" && "$lua" "$rt_script")
       ;;
     win53 | win53-32)
       bits=$([ "$host" = win53 ] && echo 64 || echo 32)
@@ -35,7 +37,7 @@ for host in "${hosts[@]}"; do
         "$here/windows/build-lua.sh" "$out/$host" "--$bits"
       "$here/build.sh" "$host" "$out/$host"
       (cd "$out/$host" && "$root/.ci/wine/run" ./lua.exe "$test_script" &&
-        "$root/.ci/wine/run" ./lua.exe "$examples_script")
+        "$root/.ci/wine/run" ./lua.exe "$examples_script" && "$root/.ci/wine/run" ./lua.exe "$rt_script")
       ;;
     luarocks)
       tree="$out/luarocks-tree"

@@ -13,8 +13,9 @@
  *   wrong in this thread's last failed call and, where there is one, how to fix it.
  *   Bad input is found before anything waits; no call aborts the process.
  * - Results go to out parameters, written only on success (a poll report also on a timeout
- *   or the condition's own error). Report structs (punctual_wake,
- *   punctual_tick, punctual_poll_report, punctual_timer_info, punctual_scheduling) start
+ *   or the condition's own error, a probe report on the sleep's own error). Report structs
+ *   (punctual_wake, punctual_tick, punctual_poll_report, punctual_timer_info,
+ *   punctual_scheduling, punctual_probe_report) start
  *   with a uint32_t `size` the caller sets to sizeof (the *_INIT macros do); fields are only
  *   ever appended, and `size` comes back as the bytes the library filled. No struct changes
  *   layout without a new major version.
@@ -22,8 +23,8 @@
  *   *_new and released by *_free. A freed, doubly freed, foreign or made-up handle is
  *   PUNCTUAL_E_INVALID_HANDLE, never a crash. Each type says its thread-safety.
  * - No global state to initialise; the library keeps no thread of its own.
- * - Callbacks (poll conditions and hooks) must return normally: no C++ exception and no
- *   longjmp may leave them.
+ * - Callbacks (poll conditions and hooks, a probe's sleep) must return normally: no C++
+ *   exception and no longjmp may leave them.
  */
 
 #ifndef PUNCTUAL_H
@@ -40,6 +41,7 @@
 #define PUNCTUAL_POLL_REPORT_INIT { (uint32_t)sizeof(punctual_poll_report), 0, 0, 0 }
 #define PUNCTUAL_TIMER_INFO_INIT { (uint32_t)sizeof(punctual_timer_info), 0, NULL, 0, 0, NULL }
 #define PUNCTUAL_SCHEDULING_INIT { (uint32_t)sizeof(punctual_scheduling), 0, 0, 0 }
+#define PUNCTUAL_PROBE_REPORT_INIT { (uint32_t)sizeof(punctual_probe_report), 0, 0, 0, 0, NULL, 0, 0, {{0, 0}} }
 
 /**
  * The major version of the library this header belongs to.
@@ -76,6 +78,11 @@
  * A condition's answer: met, the poll loop returns `PUNCTUAL_OK`.
  */
 #define PUNCTUAL_POLL_READY 1
+
+/**
+ * How many requests `punctual_probe` times: 1, 2, 5, 10, 15, 16, 20 and 30 ms.
+ */
+#define PUNCTUAL_PROBE_REQUESTS 8
 
 /**
  * The call succeeded.
@@ -117,7 +124,8 @@
 #define PUNCTUAL_E_TIMED_OUT (-6)
 
 /**
- * A poll loop's condition ended the loop with its own error code, which the report holds.
+ * A callback ended the call with its own error code, which the report holds: a poll loop's
+ * condition (`condition_error`) or a probe's sleep (`sleep_error`).
  */
 #define PUNCTUAL_E_CONDITION (-7)
 
@@ -258,6 +266,99 @@ typedef struct punctual_poll_report {
      */
     int64_t elapsed_ns;
 } punctual_poll_report;
+
+/**
+ * A sleep for `punctual_probe` to time instead of the OS's plain sleep: sleeps `ms`
+ * milliseconds and returns 0, or any other value as its own error code, which ends the
+ * probe with `PUNCTUAL_E_CONDITION` and the value in the report's `sleep_error`. It must
+ * return normally: no C++ exception and no `longjmp` may leave it.
+ */
+typedef int32_t (*punctual_sleep_ms_fn)(uint32_t ms,
+                                        void *user_data);
+
+/**
+ * One request `punctual_probe` timed and its mean cost.
+ */
+typedef struct punctual_probe_cost {
+    /**
+     * The sleep asked for.
+     */
+    int64_t request_ns;
+    /**
+     * The mean cost of one such sleep, back to back.
+     */
+    int64_t mean_ns;
+} punctual_probe_cost;
+
+/**
+ * What a plain sleep costs, and whether it is quantised. Versioned like `punctual_wake`:
+ * set `size` to `sizeof(punctual_probe_report)` (or use `PUNCTUAL_PROBE_REPORT_INIT`).
+ */
+typedef struct punctual_probe_report {
+    /**
+     * In: `sizeof(punctual_probe_report)` as the caller was compiled. Out: the bytes filled.
+     */
+    uint32_t size;
+    /**
+     * How many times each request was timed (after one unmeasured sleep).
+     */
+    uint32_t samples;
+    /**
+     * The least any one measured sleep cost.
+     */
+    int64_t floor_ns;
+    /**
+     * The sleep quantum (Windows' 15.625 ms tick), or -1 when sleeps are not quantised.
+     */
+    int64_t quantum_ns;
+    /**
+     * Without a quantum, the median cost past the request; -1 when quantised.
+     */
+    int64_t overshoot_ns;
+    /**
+     * The OS call timed when no sleep was passed (`"Win32 Sleep()"` on Windows,
+     * `"std::thread::sleep"` elsewhere), `NULL` when the caller's sleep was timed. Static:
+     * valid until the process exits.
+     */
+    const char *primitive;
+    /**
+     * The sleep's own error code with `PUNCTUAL_E_CONDITION`; 0 otherwise.
+     */
+    int32_t sleep_error;
+    /**
+     * How many entries of `costs` are filled: `PUNCTUAL_PROBE_REQUESTS`, or 0 after the
+     * sleep's own error.
+     */
+    uint32_t cost_count;
+    /**
+     * Each request, from the shortest, with its mean cost.
+     */
+    struct punctual_probe_cost costs[PUNCTUAL_PROBE_REQUESTS];
+} punctual_probe_report;
+
+/**
+ * One band of a quantum's cheat sheet: asking for `request_ms` costs about `k` quanta.
+ */
+typedef struct punctual_band {
+    /**
+     * The number of quanta, from 1.
+     */
+    uint32_t k;
+    /**
+     * The whole-millisecond request in the middle of the band, `round(q * k - q / 2)`: the
+     * safest from the jitter at a tick edge, where a request costs one quantum or two by
+     * chance.
+     */
+    int64_t request_ms;
+    /**
+     * What such a sleep costs: `k` quanta.
+     */
+    int64_t cost_ns;
+    /**
+     * How many such sleeps fit in a second.
+     */
+    double rate_hz;
+} punctual_band;
 
 /**
  * A scheduling policy constant, `PUNCTUAL_POLICY_*`.
@@ -543,6 +644,41 @@ int32_t punctual_poll_until(int64_t deadline_ns,
                             punctual_hook_fn before_sleep,
                             void *user_data,
                             struct punctual_poll_report *report);
+
+/**
+ * Times a plain sleep back to back at each of the `PUNCTUAL_PROBE_REQUESTS` requests,
+ * 1 to 30 ms, `samples` times each after one unmeasured sleep, and fills `*report` with
+ * the costs, the floor and the verdict: the quantum when sleeps are quantised (feed it to
+ * `punctual_cheat_sheet`), the overshoot when not. The sleep timed is `sleep(ms,
+ * user_data)`, or with `sleep` `NULL` the OS's plain sleep: Win32 `Sleep` on Windows (the
+ * call behind Cheat Engine's and C#'s sleeps), `nanosleep` through `std::thread::sleep`
+ * elsewhere. Costs are read on `punctual_now_ns()`'s clock. It takes at least
+ * `(samples + 1) * 99` ms; on a 15.625 ms tick, `(samples + 1) * 188` ms.
+ *
+ * Returns `PUNCTUAL_OK`; `PUNCTUAL_E_CONDITION` when `sleep` returned its own code (in
+ * `report->sleep_error`, the probe ended there); before timing anything,
+ * `PUNCTUAL_E_INVALID_ARGUMENT` for no samples or a `report->size` too small and
+ * `PUNCTUAL_E_NULL_POINTER` for a `NULL` report.
+ *
+ * Thread-safe: the sleeps run on the calling thread.
+ */
+int32_t punctual_probe(uint32_t samples,
+                       punctual_sleep_ms_fn sleep,
+                       void *user_data,
+                       struct punctual_probe_report *report);
+
+/**
+ * Fills `bands[0..count]` with the first `count` bands of `quantum_ns` (`k` from 1; 15.625
+ * ms gives requests 8, 23, 39, 55, ...) and stores how many it filled in `*filled` (may be
+ * `NULL`): `count`, or fewer where a band's request would pass `INT64_MAX` ms.
+ *
+ * Returns `PUNCTUAL_OK`; `PUNCTUAL_E_INVALID_ARGUMENT` for a quantum of zero or less;
+ * `PUNCTUAL_E_NULL_POINTER` for `NULL` bands with a count above zero. Thread-safe.
+ */
+int32_t punctual_cheat_sheet(int64_t quantum_ns,
+                             struct punctual_band *bands,
+                             size_t count,
+                             size_t *filled);
 
 /**
  * Stores in `*slack_ns` the calling thread's timer slack in force: how much later than

@@ -30,9 +30,11 @@
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "punctual.h"
 
@@ -408,6 +410,114 @@ std::uint64_t poll_until(const TimePoint &deadline, const std::chrono::duration<
     }
     check(rc);
     return report.polls;
+}
+
+// ---- the sleep probe -----------------------------------------------------------------------
+
+// One band of a quantum's cheat sheet: asking for `request` costs about `k` quanta.
+struct band {
+    std::uint32_t k;
+    std::chrono::milliseconds request;  // round(q * k - q / 2), away from the tick edges
+    nanoseconds cost;                   // k quanta
+    double rate_hz;
+};
+
+// The first `bands` bands of `quantum` (15.625 ms: requests 8, 23, 39, 55 ms, ...); throws
+// error for a quantum of zero or less.
+inline std::vector<band> cheat_sheet(nanoseconds quantum, std::size_t bands = 10) {
+    std::vector<punctual_band> raw(bands);
+    std::size_t filled = 0;
+    check(punctual_cheat_sheet(quantum.count(), raw.data(), raw.size(), &filled));
+    std::vector<band> sheet;
+    sheet.reserve(filled);
+    for (std::size_t i = 0; i < filled; i++) {
+        sheet.push_back(band{raw[i].k, std::chrono::milliseconds(raw[i].request_ms), nanoseconds(raw[i].cost_ns),
+                             raw[i].rate_hz});
+    }
+    return sheet;
+}
+
+// What a plain sleep costs (punctual_probe): each request's mean cost back to back, the
+// floor, and the quantum when sleeps are quantised, the overshoot when not.
+struct probe_report {
+    struct cost {
+        std::chrono::milliseconds request;
+        nanoseconds mean;
+    };
+    std::uint32_t samples;
+    nanoseconds floor;
+    std::optional<nanoseconds> quantum;
+    std::optional<nanoseconds> overshoot;
+    std::string primitive;  // the OS call timed ("Win32 Sleep()"), empty for a caller's sleep
+    std::vector<cost> costs;
+
+    // The cheat sheet of the quantum; empty when sleeps are not quantised.
+    std::vector<band> cheat_sheet(std::size_t bands = 10) const {
+        return quantum ? punctual::cheat_sheet(*quantum, bands) : std::vector<band>{};
+    }
+};
+
+namespace detail {
+template <class Sleep>
+struct probe_context {
+    Sleep &sleep;
+    std::exception_ptr thrown;
+};
+
+// Returned by the trampoline when the sleep threw: its own code, then rethrown.
+constexpr int32_t sleep_threw = 1;
+
+template <class Context>
+int32_t sleep_trampoline(std::uint32_t ms, void *user_data) noexcept {
+    auto *context = static_cast<Context *>(user_data);
+    try {
+        context->sleep(std::chrono::milliseconds(ms));
+        return 0;
+    } catch (...) {
+        context->thrown = std::current_exception();
+        return sleep_threw;
+    }
+}
+
+inline probe_report to_probe_report(const punctual_probe_report &r) {
+    probe_report out{r.samples, nanoseconds(r.floor_ns), std::nullopt, std::nullopt,
+                     r.primitive ? r.primitive : "", {}};
+    if (r.quantum_ns >= 0) {
+        out.quantum = nanoseconds(r.quantum_ns);
+    }
+    if (r.overshoot_ns >= 0) {
+        out.overshoot = nanoseconds(r.overshoot_ns);
+    }
+    for (std::uint32_t i = 0; i < r.cost_count; i++) {
+        out.costs.push_back(probe_report::cost{
+            std::chrono::duration_cast<std::chrono::milliseconds>(nanoseconds(r.costs[i].request_ns)),
+            nanoseconds(r.costs[i].mean_ns)});
+    }
+    return out;
+}
+}  // namespace detail
+
+// Times the OS's plain sleep (Win32 Sleep on Windows) back to back, `samples` times at each
+// request from 1 to 30 ms, and says whether it is quantised. Takes about half a second.
+inline probe_report probe(std::uint32_t samples = 5) {
+    punctual_probe_report r = PUNCTUAL_PROBE_REPORT_INIT;
+    check(punctual_probe(samples, nullptr, nullptr, &r));
+    return detail::to_probe_report(r);
+}
+
+// The same, timing `sleep(std::chrono::milliseconds)` instead (a host's own sleep);
+// rethrows whatever it throws, which ends the probe.
+template <class Sleep>
+probe_report probe(std::uint32_t samples, Sleep &&sleep) {
+    using context_type = detail::probe_context<std::remove_reference_t<Sleep>>;
+    context_type context{sleep, nullptr};
+    punctual_probe_report r = PUNCTUAL_PROBE_REPORT_INIT;
+    const int32_t rc = punctual_probe(samples, detail::sleep_trampoline<context_type>, &context, &r);
+    if (context.thrown) {
+        std::rethrow_exception(context.thrown);
+    }
+    check(rc);
+    return detail::to_probe_report(r);
 }
 
 // ---- timer info and real-time controls ------------------------------------------------------

@@ -24,7 +24,8 @@ pub const PUNCTUAL_E_BUSY: i32 = -5;
 /// A poll loop's deadline passed with its condition unmet; the report has the time elapsed
 /// and the number of polls.
 pub const PUNCTUAL_E_TIMED_OUT: i32 = -6;
-/// A poll loop's condition ended the loop with its own error code, which the report holds.
+/// A callback ended the call with its own error code, which the report holds: a poll loop's
+/// condition (`condition_error`) or a probe's sleep (`sleep_error`).
 pub const PUNCTUAL_E_CONDITION: i32 = -7;
 /// The OS refused for lack of privilege; the last-error message names the ways to grant it.
 pub const PUNCTUAL_E_PERMISSION_DENIED: i32 = -8;
@@ -151,7 +152,7 @@ pub(crate) fn describe(code: i32) -> &'static CStr {
         PUNCTUAL_E_OUT_OF_RANGE => c"the result does not fit in 64-bit nanoseconds",
         PUNCTUAL_E_BUSY => c"the handle is in use by another thread",
         PUNCTUAL_E_TIMED_OUT => c"the deadline passed with the condition unmet",
-        PUNCTUAL_E_CONDITION => c"the condition failed with its own error code",
+        PUNCTUAL_E_CONDITION => c"a callback (a condition, a sleep) failed with its own error code",
         PUNCTUAL_E_PERMISSION_DENIED => {
             c"permission denied (punctual_last_error_message() names the fix)"
         }

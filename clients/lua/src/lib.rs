@@ -1,5 +1,5 @@
-//! `require "punctual"`: punctual's sleeps, deadlines, poll loop and ticker for Lua 5.1, 5.3,
-//! 5.4, LuaJIT and Cheat Engine's Lua 5.3.
+//! `require "punctual"`: punctual's sleeps, deadlines, poll loop, ticker, sleep probe and
+//! real-time controls for Lua 5.1, 5.3, 5.4, LuaJIT and Cheat Engine's Lua 5.3.
 //!
 //! Two layers. This crate is the core, a table of plain functions over the library that
 //! check every argument and answer a bad one with `nil, message` (never a Rust panic, never a
@@ -19,8 +19,8 @@ mod clock;
 mod poll;
 mod probe;
 mod pump;
+mod rt;
 mod sleep;
-mod sys;
 mod ticker;
 mod wait;
 
@@ -41,6 +41,7 @@ fn punctual_lua(lua: &Lua) -> Result<Table> {
     ticker::register(lua, &core)?;
     probe::register(lua, &core)?;
     pump::register(lua, &core)?;
+    rt::register(lua, &core)?;
     wait::register(lua, &core)?;
     core.set("version", env!("CARGO_PKG_VERSION"))?;
     lua.load(PRELUDE)

@@ -1,59 +1,36 @@
-//! What the OS sells: `probe()` times a plain sleep back to back, and the library's
-//! [`punctual::quantum`] reads the verdict; `mid_band` and `cheat_sheet` are its arithmetic.
+//! What the OS sells: `probe()` is the library's [`punctual::quantum::probe`], the one
+//! timing loop and verdict every client shares; `mid_band` and `cheat_sheet` are its
+//! arithmetic, in milliseconds.
 //!
-//! The plain sleep is the OS's, [`sys::plain_sleep`]: Win32 `Sleep` on Windows, the call
-//! behind Cheat Engine's `sleep` (not `std::thread::sleep`, a high-resolution waitable timer
-//! there since Windows 10 1803 and Rust 1.75, which would show no tick), `std::thread::sleep`
-//! elsewhere. Or the host's own sleep when the script passes it: then the host's sleep is
-//! timed with this module's clock, a finer ruler than the host may have.
+//! The plain sleep timed is the OS's, [`quantum::PLAIN_SLEEP`]: Win32 `Sleep` on Windows, the
+//! call behind Cheat Engine's `sleep` (not `std::thread::sleep`, a high-resolution waitable
+//! timer there since Windows 10 1803 and Rust 1.75, which would show no tick),
+//! `std::thread::sleep` elsewhere. Or the host's own sleep when the script passes it: then
+//! the host's sleep is timed on the library's clock, a finer ruler than the host may have.
 
-use std::time::{Duration, Instant};
+use std::num::NonZeroU32;
+use std::time::Duration;
 
 use mlua::{Function, Lua, MultiValue, Result, Table, Value};
-use punctual::quantum;
+use punctual::quantum::{self, Probe};
 
 use crate::args::{self, reply, Checked};
-use crate::{clock, sys};
-
-/// The requests timed, in milliseconds: the seed's table, 15 and 16 straddling a Windows tick.
-const REQUESTS_MS: [u32; 8] = [1, 2, 5, 10, 15, 16, 20, 30];
+use crate::clock;
 
 const FUNC: &str = "punctual.probe";
 
 /// The longest quantum the cheat sheet takes: a minute.
 const MAX_QUANTUM_MS: f64 = 60_000.0;
 
-/// The mean back-to-back cost of each request, and the least any one sleep cost.
-struct Costs {
-    means: Vec<(Duration, Duration)>,
-    floor: Duration,
-}
-
-fn time_sleeps(host_sleep: Option<&Function>, samples: u64) -> Checked<Costs> {
-    let mut means = Vec::with_capacity(REQUESTS_MS.len());
-    let mut floor = Duration::MAX;
-    for &request_ms in &REQUESTS_MS {
-        let request = Duration::from_millis(request_ms.into());
-        let mut total = Duration::ZERO;
-        // One sleep unmeasured first, so that every measured one starts where the last woke
-        // (on a tick edge, where sleeps are quantised), as back-to-back sleeps do.
-        for sample in 0..=samples {
-            let start = Instant::now();
-            match host_sleep {
-                Some(f) => f
-                    .call::<()>(request_ms)
-                    .map_err(|e| format!("{FUNC}: the sleep function failed: {e}"))?,
-                None => sys::plain_sleep(request_ms),
-            }
-            let cost = start.elapsed();
-            if sample > 0 {
-                floor = floor.min(cost);
-                total += cost;
-            }
-        }
-        means.push((request, total / samples as u32));
+/// Runs the library's probe on the host's sleep, or on the OS's plain sleep without one.
+fn run(host_sleep: Option<&Function>, samples: NonZeroU32) -> Checked<Probe> {
+    match host_sleep {
+        Some(f) => quantum::probe_with(samples, |ms| {
+            f.call::<()>(ms)
+                .map_err(|e| format!("{FUNC}: the sleep function failed: {e}"))
+        }),
+        None => Ok(quantum::probe(samples)),
     }
-    Ok(Costs { means, floor })
 }
 
 fn verdict(lua: &Lua, options: &Value) -> Checked<Result<Table>> {
@@ -69,36 +46,27 @@ fn verdict(lua: &Lua, options: &Value) -> Checked<Result<Table>> {
         }
     };
     let samples = match args::field(&options, "samples") {
-        Value::Nil => 5,
-        n => args::whole(FUNC, "samples", &n, 1, 1000)?,
+        Value::Nil => quantum::DEFAULT_SAMPLES,
+        n => NonZeroU32::new(args::whole(FUNC, "samples", &n, 1, 1000)? as u32)
+            .unwrap_or(quantum::DEFAULT_SAMPLES),
     };
-    let costs = time_sleeps(host_sleep.as_ref(), samples)?;
-    let quantum = quantum::detect(&costs.means);
-    let overshoot = quantum.is_none().then(|| {
-        let mut over: Vec<Duration> = costs
-            .means
-            .iter()
-            .map(|&(request, cost)| cost.saturating_sub(request))
-            .collect();
-        over.sort_unstable();
-        over[over.len() / 2]
-    });
+    let probe = run(host_sleep.as_ref(), samples)?;
     Ok((|| {
         let table = lua.create_table()?;
         table.set("sleep", if host_sleep.is_some() { "host" } else { "os" })?;
         table.set(
             "primitive",
-            host_sleep.is_none().then_some(sys::PLAIN_SLEEP),
+            host_sleep.is_none().then_some(quantum::PLAIN_SLEEP),
         )?;
-        table.set("quantized", quantum.is_some())?;
-        table.set("quantum", quantum.map(clock::duration_ms))?;
-        table.set("floor", clock::duration_ms(costs.floor))?;
-        table.set("overshoot", overshoot.map(clock::duration_ms))?;
+        table.set("quantized", probe.quantum.is_some())?;
+        table.set("quantum", probe.quantum.map(clock::duration_ms))?;
+        table.set("floor", clock::duration_ms(probe.floor))?;
+        table.set("overshoot", probe.overshoot.map(clock::duration_ms))?;
         let rows = lua.create_table()?;
-        for (i, &(request, cost)) in costs.means.iter().enumerate() {
+        for (i, cost) in probe.costs.iter().enumerate() {
             let row = lua.create_table()?;
-            row.set("request", clock::duration_ms(request))?;
-            row.set("cost", clock::duration_ms(cost))?;
+            row.set("request", clock::duration_ms(cost.request))?;
+            row.set("cost", clock::duration_ms(cost.mean))?;
             rows.raw_set(i + 1, row)?;
         }
         table.set("costs", rows)?;
@@ -149,14 +117,13 @@ fn cheat_sheet(lua: &Lua, (q, bands): (Value, Value)) -> Result<MultiValue> {
         Err(message) => return reply(lua, Err::<(), _>(message)),
     };
     let rows = lua.create_table()?;
-    for k in 1..=bands {
-        let actual = q * k;
+    for band in quantum::cheat_sheet(q, bands) {
         let row = lua.create_table()?;
-        row.set("k", k)?;
-        row.set("request", quantum::mid_band_ms(q, k))?;
-        row.set("actual", clock::duration_ms(actual))?;
-        row.set("rate_hz", 1.0 / actual.as_secs_f64())?;
-        rows.raw_set(k, row)?;
+        row.set("k", band.k)?;
+        row.set("request", band.request_ms)?;
+        row.set("actual", clock::duration_ms(band.cost))?;
+        row.set("rate_hz", band.rate_hz())?;
+        rows.raw_set(band.k, row)?;
     }
     reply(lua, Ok(rows))
 }

@@ -173,6 +173,31 @@ function M.ticker(period, options)
   return object
 end
 
+-- Real-time controls (src/rt.rs). Each raises the library's message, which names the fix.
+M.rt = {
+  set_realtime_priority = checked(core.rt.set_realtime_priority),
+  set_normal_scheduling = checked(core.rt.set_normal_scheduling),
+  current_scheduling = checked(core.rt.current_scheduling),
+  priority_range = core.rt.priority_range,
+  lock_memory = checked(core.rt.lock_memory),
+  unlock_memory = checked(core.rt.unlock_memory),
+}
+
+-- The /dev/cpu_dma_latency hold: withdrawn by :release(), at the end of a `<close>`
+-- variable's scope (Lua 5.4), or when the collector takes the handle (its userdata drops
+-- the request, on every Lua version).
+local DmaLatency = class("rt.dma_latency")
+for _, name in ipairs({ "release", "held", "latency" }) do
+  method(DmaLatency, "dma_latency", name)
+end
+DmaLatency.__close = function(self)
+  self[HANDLE]:release()
+end
+function M.rt.dma_latency(ms)
+  local object = new(DmaLatency, core.rt.dma_latency(ms))
+  return object
+end
+
 -- The pump a wait runs before each sleep (src/pump.rs): `pump` or `before_sleep` from the
 -- options, `false` for none, else Cheat Engine's own looked up now. Raises at the line that
 -- called the public function (level 3 from here).

@@ -15,7 +15,9 @@ mod convert;
 mod exit;
 mod info;
 mod poll;
+mod probe;
 mod retake;
+mod rt;
 mod sleep;
 #[allow(unsafe_code)]
 mod sys;
@@ -46,6 +48,11 @@ fn _punctual(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(info::clock_info, m)?)?;
     m.add_class::<aio::PyAsyncTimer>()?;
     m.add_class::<aio::PyAsyncInterval>()?;
+    m.add_function(wrap_pyfunction!(probe::probe, m)?)?;
+    m.add_function(wrap_pyfunction!(probe::cheat_sheet, m)?)?;
+    m.add_class::<probe::PyProbe>()?;
+    m.add_class::<probe::PyBand>()?;
+    rt::register(m)?;
     m.add_function(wrap_pyfunction!(aio::pending, m)?)?;
     m.add_function(wrap_pyfunction!(aio::driver_stats, m)?)?;
     m.add_function(wrap_pyfunction!(aio::_take_wakes, m)?)?;

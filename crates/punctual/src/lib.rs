@@ -27,7 +27,8 @@
 //! - [`Deadline`] and [`Poller`] / [`poll_until`]: poll a condition until a real deadline,
 //!   never until a count of iterations.
 //! - [`timer_info`]: which OS timer is in use, and whether it is degraded.
-//! - [`quantum`]: whether a plain OS sleep is quantised, and the mid-band requests if so.
+//! - [`quantum`]: [`quantum::probe`] times a plain OS sleep and says whether it is quantised,
+//!   and the mid-band requests if so.
 //! - [`rt`]: the machine settings that decide lateness as much as the timer does.
 //! - [`future`]: the same promises for async code on any executor (see below).
 //!

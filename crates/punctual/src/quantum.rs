@@ -1,9 +1,12 @@
 //! Reading what a plain OS sleep costs: whether it is quantised (Windows' `Sleep` on the
 //! 15.625 ms system tick), and which requests land in the middle of a band.
 //!
-//! This is arithmetic only; measuring is the caller's (the CLI's `punctual probe`, the Lua
-//! module's `probe`). Feed [`detect`] the mean back-to-back cost of each request of 1 ms or
-//! more, and pick a poll step with [`mid_band_ms`].
+//! [`probe`] times the OS's plain sleep back to back ([`probe_with`] a sleep of the
+//! caller's, such as a script host's) and returns a [`Probe`]: the costs, the floor, the
+//! quantum if any, and the cheat sheet of mid-band requests. Every client's probe is this
+//! one (the C `punctual_probe`, Python's `punctual.probe()`, Lua's `punctual.probe()`).
+//! The arithmetic is public too: [`detect`] reads a quantum from costs measured some other
+//! way, and [`mid_band_ms`] and [`cheat_sheet`] pick poll steps from it.
 //!
 //! ```
 //! use std::time::Duration;
@@ -15,7 +18,11 @@
 //! assert_eq!(quantum::mid_band_ms(tick, 1), Some(8));
 //! ```
 
+mod probe;
+
 use std::time::Duration;
+
+pub use probe::{probe, probe_with, Cost, Probe, DEFAULT_SAMPLES, PLAIN_SLEEP, REQUESTS_MS};
 
 /// The sleep quantum the costs show, if any: `sleep(1 ms)` costing at least twice what was
 /// asked, and four in five requests of 1 ms or more costing a whole number of that quantum
@@ -61,6 +68,52 @@ pub fn mid_band_ms(quantum: Duration, k: u32) -> Option<u64> {
     let q_ms = quantum.as_secs_f64() * 1e3;
     let n = (q_ms * f64::from(k) - q_ms / 2.0).round();
     (n < u64::MAX as f64).then_some(n as u64)
+}
+
+/// One band of a quantum's cheat sheet: asking for `request_ms` costs about `k` quanta.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Band {
+    /// The number of quanta, from 1.
+    pub k: u32,
+    /// The request in the middle of the band, [`mid_band_ms`].
+    pub request_ms: u64,
+    /// What such a sleep costs: `k` quanta.
+    pub cost: Duration,
+}
+
+impl Band {
+    /// How many such sleeps fit in a second.
+    pub fn rate_hz(&self) -> f64 {
+        1e9 / self.cost.as_nanos() as f64
+    }
+}
+
+/// The first `bands` bands of `quantum`, `k = 1..=bands`: the cheat sheet of mid-band
+/// requests. Fewer where `k` quanta would pass what a [`Duration`] or [`mid_band_ms`] holds;
+/// none for a zero quantum.
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual::quantum;
+///
+/// let sheet = quantum::cheat_sheet(Duration::from_micros(15_625), 3);
+/// let requests: Vec<u64> = sheet.iter().map(|b| b.request_ms).collect();
+/// assert_eq!(requests, [8, 23, 39]);
+/// assert_eq!(sheet[1].cost, Duration::from_micros(31_250));
+/// ```
+pub fn cheat_sheet(quantum: Duration, bands: u32) -> Vec<Band> {
+    if quantum.is_zero() {
+        return Vec::new();
+    }
+    (1..=bands)
+        .map_while(|k| {
+            Some(Band {
+                k,
+                request_ms: mid_band_ms(quantum, k)?,
+                cost: quantum.checked_mul(k)?,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -122,5 +175,22 @@ mod tests {
         assert_eq!(mid_band_ms(q, 16), Some(242));
         assert_eq!(mid_band_ms(q, 0), None);
         assert_eq!(mid_band_ms(Duration::MAX, u32::MAX), None);
+    }
+
+    #[test]
+    fn the_cheat_sheet_stops_where_its_numbers_would_overflow() {
+        let sheet = cheat_sheet(ns(15_625_000), 16);
+        assert_eq!(sheet.len(), 16);
+        assert_eq!((sheet[15].k, sheet[15].request_ms), (16, 242));
+        assert_eq!(sheet[7].rate_hz(), 8.0);
+        assert!(cheat_sheet(Duration::ZERO, 10).is_empty());
+        assert!(cheat_sheet(ns(1), 0).is_empty());
+        let huge = cheat_sheet(Duration::MAX / 2, 10);
+        assert_eq!(huge.len(), 0, "{huge:?}");
+        // Its mid-band request passes u64::MAX ms at the third band.
+        assert_eq!(
+            cheat_sheet(Duration::from_secs(10_000_000_000_000_000), 5).len(),
+            2
+        );
     }
 }

@@ -41,7 +41,7 @@ impl Report for punctual_timer_info {
 /// ever exist (a mechanism per platform, a reason per kind of degradation).
 static STRINGS: LazyLock<Mutex<HashSet<&'static CStr>>> = LazyLock::new(Default::default);
 
-fn intern(text: &str) -> *const c_char {
+pub(super) fn intern(text: &str) -> *const c_char {
     let owned = CString::new(text.replace('\0', " ")).unwrap_or_default();
     let mut strings = STRINGS.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(kept) = strings.get(owned.as_c_str()) {

@@ -4,6 +4,7 @@
 mod info;
 mod library;
 mod poll;
+mod probe;
 mod rt;
 mod sleep;
 mod ticker;
@@ -11,6 +12,7 @@ mod ticker;
 pub use info::*;
 pub use library::*;
 pub use poll::*;
+pub use probe::*;
 pub use rt::*;
 pub use sleep::*;
 pub use ticker::*;

@@ -10,5 +10,6 @@ mod ptr;
 
 pub(crate) use clock::monotonic_ns;
 pub(crate) use ptr::{
-    call_condition, call_hook, check_report, read_slice, write, write_report, Report,
+    call_condition, call_hook, call_sleep, check_report, read_slice, write, write_report,
+    write_slice, Report,
 };

@@ -107,6 +107,39 @@ pub(crate) fn read_slice<T: Copy>(
     Ok(unsafe { std::slice::from_raw_parts(values, count) }.to_vec())
 }
 
+/// Writes `values` to the first of the `capacity` slots at `out` (`NULL` only with a
+/// capacity of zero); `values` must fit.
+pub(crate) fn write_slice<T: Copy>(
+    out: *mut T,
+    capacity: usize,
+    values: &[T],
+    what: &str,
+) -> Result<(), Failure> {
+    if capacity == 0 {
+        return Ok(());
+    }
+    if out.is_null() {
+        return Err(Failure::null(what));
+    }
+    aligned(out, what)?;
+    let count = values.len().min(capacity);
+    // SAFETY: non-null, aligned, and by the header's contract `capacity` writable values of
+    // this type, of which `count` are written; `values` is Rust memory, so the two cannot
+    // overlap, and `T: Copy` has no destructor to run on the old values.
+    unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), out, count) };
+    Ok(())
+}
+
+/// Calls a probe's sleep.
+pub(crate) fn call_sleep(
+    sleep: unsafe extern "C" fn(u32, *mut c_void) -> i32,
+    ms: u32,
+    user_data: *mut c_void,
+) -> i32 {
+    // SAFETY: as for `call_condition`.
+    unsafe { sleep(ms, user_data) }
+}
+
 /// Calls a poll condition.
 pub(crate) fn call_condition(
     condition: unsafe extern "C" fn(*mut c_void) -> i32,

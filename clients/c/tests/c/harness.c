@@ -85,6 +85,7 @@ int main(void) {
     test_ticker();
     test_poll();
     test_info_and_rt();
+    test_probe();
     if (harness_skipped > 0) {
         printf("%d skipped (see above)\n", harness_skipped);
     }

@@ -59,5 +59,6 @@ void test_ticker(void);
 void test_poll(void);
 void test_bad_input(void);
 void test_info_and_rt(void);
+void test_probe(void);
 
 #endif

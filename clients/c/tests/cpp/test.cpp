@@ -234,6 +234,40 @@ static void signals() {
 static void signals() { std::printf("skip: signals during sleeps (Windows has no POSIX signals)\n"); }
 #endif
 
+static void probing() {
+    const auto report = punctual::probe(1);
+    CHECK(report.samples == 1 && report.costs.size() == PUNCTUAL_PROBE_REQUESTS && !report.primitive.empty());
+    CHECK(report.costs.front().request == 1ms && report.costs.back().request == 30ms);
+    CHECK(report.quantum.has_value() != report.overshoot.has_value());
+    CHECK(report.floor > 0ns && report.cheat_sheet().size() == (report.quantum ? 10u : 0u));
+    // A caller's sleep is timed instead, and what it throws ends the probe.
+    int calls = 0;
+    const auto slept = punctual::probe(1, [&](std::chrono::milliseconds ms) {
+        calls++;
+        punctual::sleep_for(ms);
+    });
+    CHECK(calls == 2 * PUNCTUAL_PROBE_REQUESTS && slept.primitive.empty());
+    for (const auto &cost : slept.costs) {
+        CHECK(cost.mean >= cost.request);
+    }
+    calls = 0;
+    try {
+        punctual::probe(3, [&](std::chrono::milliseconds) {
+            if (++calls == 2) {
+                throw std::runtime_error("the host's sleep failed");
+            }
+        });
+        CHECK(false);
+    } catch (const std::runtime_error &e) {
+        CHECK(std::string(e.what()) == "the host's sleep failed" && calls == 2);
+    }
+    CHECK(code_of([] { punctual::probe(0); }) == PUNCTUAL_E_INVALID_ARGUMENT);
+    const auto sheet = punctual::cheat_sheet(15625us, 3);
+    CHECK(sheet.size() == 3 && sheet[0].request == 8ms && sheet[1].request == 23ms && sheet[2].request == 39ms);
+    CHECK(sheet[1].cost == 31250us);
+    CHECK(code_of([] { punctual::cheat_sheet(0ns); }) == PUNCTUAL_E_INVALID_ARGUMENT);
+}
+
 int main() {
     const char *env = std::getenv("PUNCTUAL_TEST_SLEEPS");
     never_early(env && *env ? std::strtol(env, nullptr, 10) : 100000);
@@ -244,6 +278,7 @@ int main() {
     ticker_arithmetic();
     polling();
     threads();
+    probing();
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -15,6 +15,10 @@ every OS; on Linux and macOS ``time.monotonic()`` is the same clock.
   ``TimeoutError``).
 - :mod:`punctual.asyncio`: ``await punctual.asyncio.sleep(...)`` with microsecond
   resolution, and ``async for tick in punctual.asyncio.interval(...)``.
+- :func:`probe`: what a plain sleep costs here, whether it is quantised (Windows' 15.625
+  ms tick) and its :meth:`Probe.cheat_sheet`; :func:`cheat_sheet` for a known quantum.
+- :mod:`punctual.rt`: real-time priority, memory locking and the ``/dev/cpu_dma_latency``
+  hold (``with punctual.rt.dma_latency(0): ...``).
 
 Every wait releases the GIL, and Ctrl-C interrupts a long one with ``KeyboardInterrupt``. A
 hybrid or spinning wait takes the GIL back shortly before its deadline (a lead learned per
@@ -22,16 +26,21 @@ thread, never more than 50 microseconds, ``clock_info()["gil_spin_cap"]``) and s
 rest with it held, so that the way back into Python is not added to its lateness.
 """
 
+from . import rt
 from ._punctual import (
     __version__,
+    Band,
     Deadline,
     PollTimeout,
+    Probe,
     Sleeper,
     Tick,
     Ticker,
     Wake,
+    cheat_sheet,
     clock_info,
     poll_until,
+    probe,
     sleep,
     sleep_until,
     sleep_until_ns,
@@ -40,14 +49,19 @@ from ._punctual import (
 
 __all__ = [
     "__version__",
+    "Band",
     "Deadline",
     "PollTimeout",
+    "Probe",
     "Sleeper",
     "Tick",
     "Ticker",
     "Wake",
+    "cheat_sheet",
     "clock_info",
     "poll_until",
+    "probe",
+    "rt",
     "sleep",
     "sleep_until",
     "sleep_until_ns",

@@ -1,6 +1,7 @@
 """Type stubs for punctual's compiled module (see the docstrings for the full story)."""
 
 import asyncio
+from types import TracebackType
 from typing import Any, Callable, Optional, TypeVar, Union, final
 
 _T = TypeVar("_T")
@@ -20,6 +21,22 @@ __all__ = [
     "PollTimeout",
     "timer_info",
     "clock_info",
+    "probe",
+    "Probe",
+    "cheat_sheet",
+    "Band",
+    "RealtimeError",
+    "RealtimePermissionError",
+    "RealtimeUnsupportedError",
+    "Scheduling",
+    "priority_range",
+    "current_scheduling",
+    "set_realtime_priority",
+    "set_normal_scheduling",
+    "lock_memory",
+    "unlock_memory",
+    "DmaLatency",
+    "dma_latency",
     "_AsyncTimer",
     "_AsyncInterval",
     "pending",
@@ -181,6 +198,103 @@ def timer_info() -> dict[str, Any]:
 
 def clock_info() -> dict[str, Any]:
     """Which Python clock deadlines are read on, and the conversion's spread."""
+
+@final
+class Band:
+    """One band of a quantum's cheat sheet: ``request_ms`` costs about ``k`` quanta."""
+
+    @property
+    def k(self) -> int: ...
+    @property
+    def request_ms(self) -> int: ...
+    @property
+    def request(self) -> float: ...
+    @property
+    def cost(self) -> float: ...
+    @property
+    def rate_hz(self) -> float: ...
+
+@final
+class Probe:
+    """What a plain sleep costs here, and whether it is quantised (seconds)."""
+
+    @property
+    def samples(self) -> int: ...
+    @property
+    def costs(self) -> list[tuple[float, float]]: ...
+    @property
+    def floor(self) -> float: ...
+    @property
+    def quantum(self) -> Optional[float]: ...
+    @property
+    def overshoot(self) -> Optional[float]: ...
+    @property
+    def primitive(self) -> Optional[str]: ...
+    def cheat_sheet(self, bands: int = 10) -> list[Band]: ...
+
+def probe(samples: int = 5, *, sleep: Optional[Callable[[float], Any]] = None) -> Probe:
+    """Time a plain sleep back to back at 1 to 30 ms and say whether it is quantised."""
+
+def cheat_sheet(quantum: _Seconds, bands: int = 10) -> list[Band]:
+    """The first ``bands`` mid-band requests of ``quantum`` seconds."""
+
+class RealtimeError(OSError):
+    """A real-time control the OS refused or failed; the message says how to fix it."""
+
+class RealtimePermissionError(RealtimeError, PermissionError):
+    """Refused for lack of privilege; the message names the ways to grant it."""
+
+class RealtimeUnsupportedError(RealtimeError):
+    """This platform has no such control."""
+
+@final
+class Scheduling:
+    """A thread's scheduling policy (as the OS names it) and priority."""
+
+    @property
+    def policy(self) -> str: ...
+    @property
+    def priority(self) -> int: ...
+    @property
+    def realtime(self) -> bool: ...
+
+def priority_range() -> tuple[int, int]:
+    """The real-time priorities ``set_realtime_priority`` accepts."""
+
+def current_scheduling() -> Scheduling:
+    """The calling thread's scheduling."""
+
+def set_realtime_priority(priority: int) -> Scheduling:
+    """Run the calling thread under real-time scheduling (``SCHED_FIFO`` on Linux)."""
+
+def set_normal_scheduling() -> Scheduling:
+    """Return the calling thread to time-sharing scheduling."""
+
+def lock_memory() -> None:
+    """Lock all of the process's memory into RAM (``mlockall``)."""
+
+def unlock_memory() -> None:
+    """Undo ``lock_memory()``."""
+
+@final
+class DmaLatency:
+    """A held ``/dev/cpu_dma_latency`` request; a context manager."""
+
+    @property
+    def latency(self) -> float: ...
+    @property
+    def held(self) -> bool: ...
+    def release(self) -> None: ...
+    def __enter__(self) -> "DmaLatency": ...
+    def __exit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc_value: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> None: ...
+
+def dma_latency(latency: _Seconds) -> DmaLatency:
+    """Hold at most ``latency`` seconds of CPU idle-exit latency until released."""
 
 def pending() -> int:
     """Timers pending in the asyncio driver now."""

@@ -1,10 +1,14 @@
-//! Reading the table: the floor, whether sleeps are quantised and by what, and the cheat
-//! sheet of mid-band requests.
+//! Reading the table: whether sleeps are quantised and by what, and the cheat sheet of
+//! mid-band requests; the library's verdict ([`punctual::quantum::Probe`]) in the CLI's
+//! nanoseconds.
 
 use std::time::Duration;
 
-use punctual::quantum;
+use punctual::quantum::{self, Cost, Probe};
 use serde::Serialize;
+
+/// The bands the cheat sheet lists.
+const BANDS: u32 = 10;
 
 /// One row of the cheat sheet: asking for `request_ms` costs about `k` quanta.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -15,19 +19,16 @@ pub struct CheatRow {
     pub rate_hz: f64,
 }
 
-/// `n_k = round(q * k - q / 2)`, in milliseconds ([`punctual::quantum::mid_band_ms`]): the
+/// `n_k = round(q * k - q / 2)`, in milliseconds ([`punctual::quantum::cheat_sheet`]): the
 /// request in the middle of the k-th band, the safest from the jitter at a tick edge.
 pub fn cheat_sheet(quantum_ns: u64) -> Vec<CheatRow> {
-    let quantum = Duration::from_nanos(quantum_ns);
-    (1..=10)
-        .map(|k| {
-            let actual_ns = quantum_ns * u64::from(k);
-            CheatRow {
-                k,
-                request_ms: quantum::mid_band_ms(quantum, k).unwrap_or(u64::MAX),
-                actual_ns,
-                rate_hz: 1e9 / actual_ns as f64,
-            }
+    quantum::cheat_sheet(Duration::from_nanos(quantum_ns), BANDS)
+        .iter()
+        .map(|band| CheatRow {
+            k: band.k,
+            request_ms: band.request_ms,
+            actual_ns: band.cost.as_nanos() as u64,
+            rate_hz: band.rate_hz(),
         })
         .collect()
 }
@@ -35,18 +36,31 @@ pub fn cheat_sheet(quantum_ns: u64) -> Vec<CheatRow> {
 /// Back-to-back mean cost per request, for requests of at least 1 ms.
 pub type Costs = [(u64, u64)];
 
-/// A sleep quantum, if the costs show one ([`punctual::quantum::detect`]).
-pub fn detect_quantum(costs: &Costs) -> Option<u64> {
-    let costs: Vec<(Duration, Duration)> = costs
+/// What the back-to-back costs say, in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    /// The sleep quantum, if the costs show one.
+    pub quantum_ns: Option<u64>,
+    /// Without a quantum: the median cost past the request.
+    pub overshoot_ns: Option<u64>,
+}
+
+/// The library's verdict on `costs` ([`Probe::from_costs`]).
+pub fn verdict(costs: &Costs) -> Verdict {
+    let costs: Vec<Cost> = costs
         .iter()
-        .map(|&(request_ns, cost_ns)| {
-            (
-                Duration::from_nanos(request_ns),
-                Duration::from_nanos(cost_ns),
-            )
+        .map(|&(request_ns, cost_ns)| Cost {
+            request: Duration::from_nanos(request_ns),
+            mean: Duration::from_nanos(cost_ns),
         })
         .collect();
-    quantum::detect(&costs).map(|q| q.as_nanos() as u64)
+    // The floor is the CLI's own, over both phases.
+    let probe = Probe::from_costs(costs, Duration::ZERO);
+    let ns = |d: Duration| d.as_nanos() as u64;
+    Verdict {
+        quantum_ns: probe.quantum.map(ns),
+        overshoot_ns: probe.overshoot.map(ns),
+    }
 }
 
 #[cfg(test)]
@@ -66,8 +80,10 @@ mod tests {
             (20_000_000, 30_940_000),
             (30_000_000, 31_560_000),
         ];
-        let q = detect_quantum(&costs).expect("quantised");
+        let found = verdict(&costs);
+        let q = found.quantum_ns.expect("quantised");
         assert!((15_400_000..=15_700_000).contains(&q), "{q}");
+        assert_eq!(found.overshoot_ns, None);
     }
 
     #[test]
@@ -77,7 +93,9 @@ mod tests {
             (2_000_000, 2_062_000),
             (10_000_000, 10_070_000),
         ];
-        assert_eq!(detect_quantum(&costs), None);
+        let found = verdict(&costs);
+        assert_eq!(found.quantum_ns, None);
+        assert_eq!(found.overshoot_ns, Some(62_000));
     }
 
     #[test]

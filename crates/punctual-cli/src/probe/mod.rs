@@ -124,7 +124,10 @@ fn probe(
         .filter(|(r, _)| **r >= Duration::from_millis(1))
         .map(|(r, t)| (r.as_nanos() as u64, t.mean_ns))
         .collect();
-    let quantum_ns = analysis::detect_quantum(&costs);
+    let analysis::Verdict {
+        quantum_ns,
+        overshoot_ns,
+    } = analysis::verdict(&costs);
     // Scramble over a whole quantum, so each sleep starts anywhere in the tick; without one,
     // over a millisecond.
     let scramble = Duration::from_nanos(quantum_ns.unwrap_or(1_000_000));
@@ -140,11 +143,6 @@ fn probe(
         .map(|(t, _)| t.min_ns)
         .min()
         .unwrap_or(0);
-    let overshoot_ns = quantum_ns.is_none().then(|| {
-        let mut over: Vec<u64> = costs.iter().map(|&(r, c)| c.saturating_sub(r)).collect();
-        over.sort_unstable();
-        over.get(over.len() / 2).copied().unwrap_or(0)
-    });
     Findings {
         sleep,
         os,

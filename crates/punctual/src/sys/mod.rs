@@ -103,6 +103,9 @@ punctual_sys::backends!(Os);
 /// The waiter of the async driver.
 pub(crate) use punctual_sys::Waiter;
 
+/// The OS's plain sleep, what [`quantum::probe`](crate::quantum::probe) times.
+pub(crate) use punctual_sys::{plain_sleep, PLAIN_SLEEP};
+
 impl Platform for Os {
     const INITIAL_MARGIN: Duration = punctual_sys::INITIAL_MARGIN;
 
