@@ -249,15 +249,15 @@ pub(crate) struct PyAsyncInterval {
 #[pymethods]
 impl PyAsyncInterval {
     #[new]
-    #[pyo3(signature = (period, *, missed = "skip", first = None))]
+    #[pyo3(signature = (period, *, policy = "skip", first = None))]
     fn new(
         py: Python<'_>,
         period: &Bound<'_, PyAny>,
-        missed: &str,
+        policy: &str,
         first: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyAsyncInterval> {
         let driver = driver()?; // before the grid's first tick is read off the clock
-        let grid = grid_of(py, period, first, missed)?;
+        let grid = grid_of(py, period, first, policy)?;
         let first = grid.deadline_of(0).unwrap_or_else(Instant::now);
         let interval = driver
             .interval_at(first, grid.period())

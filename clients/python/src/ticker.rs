@@ -36,6 +36,31 @@ pub(crate) fn policy_name(policy: MissedTickPolicy) -> &'static str {
     }
 }
 
+/// The missed-tick policy's name from `policy=`, or from `missed=`, its name before 0.2 (kept
+/// for one release, with a `DeprecationWarning`: every other client calls it `policy`).
+/// Both at once is a `TypeError`; neither is `"skip"`.
+pub(crate) fn policy_arg<'a>(
+    py: Python<'_>,
+    policy: Option<&'a str>,
+    missed: Option<&'a str>,
+) -> PyResult<&'a str> {
+    match (policy, missed) {
+        (Some(_), Some(_)) => Err(pyo3::exceptions::PyTypeError::new_err(
+            "give policy= only (missed= is its old name)",
+        )),
+        (None, Some(missed)) => {
+            PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyDeprecationWarning>(),
+                c"missed= is now policy= (as in every other punctual client); missed= goes in the next release",
+                1,
+            )?;
+            Ok(missed)
+        }
+        (policy, None) => Ok(policy.unwrap_or("skip")),
+    }
+}
+
 /// The grid's first point: `first` (seconds, `time.perf_counter()`) or one period from now.
 pub(crate) fn grid_of(
     py: Python<'_>,
@@ -59,7 +84,8 @@ pub(crate) fn grid_of(
 /// nanoseconds, so there is no drift. Iterate it (`for tick in Ticker(0.001): ...`); each
 /// tick reports its index, lateness and the grid points missed before it.
 ///
-/// `missed` decides what an overdue tick does: `"skip"` (the default) waits for the next
+/// `policy` decides what an overdue tick does (`missed`, its old name, still works for one
+/// release, with a `DeprecationWarning`): `"skip"` (the default) waits for the next
 /// grid point not yet past and counts the skipped ones, `"burst"` fires every overdue tick
 /// at once, in order, `"delay"` fires at once and moves the grid to start there.
 #[pyclass(name = "Ticker", module = "punctual")]
@@ -72,17 +98,19 @@ pub(crate) struct PyTicker {
 #[pymethods]
 impl PyTicker {
     #[new]
-    #[pyo3(signature = (period, *, missed = "skip", strategy = "hybrid", first = None))]
+    #[pyo3(signature = (period, *, policy = None, strategy = "hybrid", first = None, missed = None))]
     fn new(
         py: Python<'_>,
         period: &Bound<'_, PyAny>,
-        missed: &str,
+        policy: Option<&str>,
         strategy: &str,
         first: Option<&Bound<'_, PyAny>>,
+        missed: Option<&str>,
     ) -> PyResult<PyTicker> {
+        let policy = policy_arg(py, policy, missed)?;
         Ok(PyTicker {
             sleeper: Sleeper::new(strategy_of(strategy)?),
-            grid: grid_of(py, period, first, missed)?,
+            grid: grid_of(py, period, first, policy)?,
         })
     }
 
@@ -144,7 +172,7 @@ impl PyTicker {
 
     fn __repr__(&self) -> String {
         format!(
-            "Ticker(period={:?}, missed={:?}, strategy={:?})",
+            "Ticker(period={:?}, policy={:?}, strategy={:?})",
             self.period(),
             self.policy(),
             self.sleeper.strategy().name()

@@ -58,7 +58,7 @@ def test_strategy_and_policy_names():
     with pytest.raises(ValueError, match="unknown strategy"):
         punctual.Sleeper("fast")
     with pytest.raises(ValueError, match="missed-tick policy"):
-        punctual.Ticker(0.01, missed="catch-up")
+        punctual.Ticker(0.01, policy="catch-up")
     with pytest.raises(ValueError, match="unknown strategy"):
         punctual.Ticker(0.01, strategy="fast")
 

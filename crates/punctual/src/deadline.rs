@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 /// use std::time::Duration;
 /// use punctual::Deadline;
 ///
-/// let deadline = Deadline::after(Duration::from_millis(50));
+/// let deadline = Deadline::after(Duration::from_secs(3600));
 /// assert!(!deadline.has_passed());
-/// assert!(deadline.remaining() <= Duration::from_millis(50));
+/// assert!(deadline.remaining() <= Duration::from_secs(3600));
 /// assert!(Deadline::after(Duration::MAX).is_never());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

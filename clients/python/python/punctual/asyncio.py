@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio as _asyncio
 import threading as _threading
 import time as _time
+import warnings as _warnings
 from typing import AsyncIterator, List, Optional
 
 from . import _punctual
@@ -164,9 +165,17 @@ async def sleep_until_ns(deadline_ns: int) -> Wake:
 class Interval:
     """Ticks on a fixed grid for ``async for``; see :func:`interval`."""
 
-    def __init__(self, period: float, *, missed: str = "skip", first: Optional[float] = None) -> None:
+    def __init__(
+        self,
+        period: float,
+        *,
+        policy: Optional[str] = None,
+        first: Optional[float] = None,
+        missed: Optional[str] = None,
+    ) -> None:
+        policy = _policy(policy, missed, stacklevel=3)
         _start_delivering()
-        self._inner = _punctual._AsyncInterval(period, missed=missed, first=first)
+        self._inner = _punctual._AsyncInterval(period, policy=policy, first=first)
         self._waiting: Optional[_asyncio.Future[None]] = None
 
     def _fired(self, woken_ns: int) -> None:
@@ -214,11 +223,32 @@ class Interval:
         self.close()
 
 
-def interval(period: float, *, missed: str = "skip", first: Optional[float] = None) -> Interval:
+def _policy(policy: Optional[str], missed: Optional[str], stacklevel: int) -> str:
+    """``policy=``, or ``missed=``, its name before 0.2, kept for one release."""
+    if missed is not None:
+        if policy is not None:
+            raise TypeError("give policy= only (missed= is its old name)")
+        _warnings.warn(
+            "missed= is now policy= (as in every other punctual client); missed= goes in the next release",
+            DeprecationWarning,
+            stacklevel=stacklevel,
+        )
+        return missed
+    return "skip" if policy is None else policy
+
+
+def interval(
+    period: float,
+    *,
+    policy: Optional[str] = None,
+    first: Optional[float] = None,
+    missed: Optional[str] = None,
+) -> Interval:
     """Tick every ``period`` seconds on a fixed grid: ``async for tick in interval(0.001)``.
 
     Tick ``k`` is due ``first + k * period`` (``first`` defaults to one period from now), in
-    integer nanoseconds, so there is no drift. ``missed`` is ``"skip"``, ``"burst"`` or
-    ``"delay"``, as for :class:`punctual.Ticker`.
+    integer nanoseconds, so there is no drift. ``policy`` is ``"skip"`` (the default),
+    ``"burst"`` or ``"delay"``, as for :class:`punctual.Ticker` (``missed``, its old name,
+    still works for one release, with a ``DeprecationWarning``).
     """
-    return Interval(period, missed=missed, first=first)
+    return Interval(period, policy=_policy(policy, missed, stacklevel=2), first=first)

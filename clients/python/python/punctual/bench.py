@@ -20,7 +20,7 @@ CPU is ``time.thread_time_ns()`` over the wait. Then ``asyncio.sleep`` against
 Then the control loop, at each ``--rates`` (100 Hz and 1 kHz): ticks on a fixed grid
 (``next += period``, no tick skipped), the hand-rolled loop (``sleep+spin 2ms`` to each
 tick; at 1 kHz, a period under 2 ms, it never sleeps) against ``punctual.Ticker(period,
-missed="burst")``. Each loop runs ``--warmup-ticks`` before it is measured, then ticks for
+policy="burst")``. Each loop runs ``--warmup-ticks`` before it is measured, then ticks for
 its share of ``--control-seconds``; the two take turns, ``--control-rounds`` stretches each.
 The same ruler for both: lateness is ``perf_counter_ns()`` read right after the tick
 returns to the loop, minus the tick's deadline; cores are the process's CPU time
@@ -173,7 +173,7 @@ def _hand_rolled(period_ns: int, warmup: int, ticks: int, record: ControlSamples
 
 
 def _ticker(period_ns: int, warmup: int, ticks: int, record: ControlSamples) -> None:
-    ticker = punctual.Ticker(period_ns / 1e9, missed="burst")
+    ticker = punctual.Ticker(period_ns / 1e9, policy="burst")
     for _ in range(warmup):
         next(ticker)
     cpu_start, wall_start = time.process_time_ns(), time.perf_counter_ns()
