@@ -670,7 +670,8 @@ int32_t punctual_probe(uint32_t samples,
 /**
  * Fills `bands[0..count]` with the first `count` bands of `quantum_ns` (`k` from 1; 15.625
  * ms gives requests 8, 23, 39, 55, ...) and stores how many it filled in `*filled` (may be
- * `NULL`): `count`, or fewer where a band's request would pass `INT64_MAX` ms.
+ * `NULL`): `count`, or fewer where a band's request would pass `INT64_MAX` ms (or past
+ * `UINT32_MAX` bands).
  *
  * Returns `PUNCTUAL_OK`; `PUNCTUAL_E_INVALID_ARGUMENT` for a quantum of zero or less;
  * `PUNCTUAL_E_NULL_POINTER` for `NULL` bands with a count above zero. Thread-safe.
