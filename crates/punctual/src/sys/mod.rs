@@ -149,12 +149,21 @@ mod tests {
         let Some(before) = Os::thread_cpu_time() else {
             return;
         };
+        // Spin until the clock moves, for up to 10 s of wall time: a clock that counts whole
+        // scheduler ticks (Windows' GetThreadTimes) moves only once the thread has been
+        // charged a tick, which on a loaded machine takes longer than any fixed spin.
         let start = Instant::now();
-        while start.elapsed() < Duration::from_millis(30) {
-            std::hint::spin_loop();
+        let mut after = before;
+        while after <= before && start.elapsed() < Duration::from_secs(10) {
+            for _ in 0..10_000 {
+                std::hint::spin_loop();
+            }
+            after = Os::thread_cpu_time().expect("the clock worked once");
         }
-        let after = Os::thread_cpu_time().expect("the clock worked once");
-        assert!(after > before, "{before:?} then {after:?}");
+        assert!(
+            after > before,
+            "{before:?} then {after:?} after 10 s of spinning"
+        );
     }
 
     #[test]
