@@ -11,16 +11,8 @@ local here = (arg and arg[0] or ""):match("^(.*)[/\\]") or "."
 local emulator = dofile(here .. "/cheat_engine.lua")
 local examples = here .. "/../examples/cheat-engine/"
 
-local passed, failed = 0, 0
-local function test(name, body)
-  local ok, err = pcall(body)
-  if ok then
-    passed = passed + 1
-  else
-    failed = failed + 1
-    print("FAIL " .. name .. ": " .. tostring(err))
-  end
-end
+local harness = dofile(here .. "/harness.lua")
+local test = harness.test
 
 local ROUNDING = 1e-9
 
@@ -136,5 +128,4 @@ test("the 10,000 x sleep(1) loop on a deadline: never early, pumped every iterat
   assert(ce.said("sleep(1) costs") and ce.said("iterations in"))
 end)
 
-print(string.format("%d passed, %d failed", passed, failed))
-os.exit(failed == 0 and 0 or 1)
+harness.finish()

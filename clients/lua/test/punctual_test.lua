@@ -10,16 +10,9 @@
 local punctual = require "punctual"
 local now = punctual.now
 
-local passed, failed = 0, 0
-local function test(name, body)
-  local ok, err = pcall(body)
-  if ok then
-    passed = passed + 1
-  else
-    failed = failed + 1
-    print("FAIL " .. name .. ": " .. tostring(err))
-  end
-end
+local here = (arg and arg[0] or ""):match("^(.*)[/\\]") or "."
+local harness = dofile(here .. "/harness.lua")
+local test = harness.test
 
 -- Float rounding of two now() readings, far below the clock's 1 ns (1e-6 ms) resolution.
 local ROUNDING = 1e-9
@@ -576,5 +569,4 @@ test("argument errors point at the caller's line", function()
   end
 end)
 
-print(string.format("%d passed, %d failed", passed, failed))
-os.exit(failed == 0 and 0 or 1)
+harness.finish()

@@ -9,16 +9,9 @@
 local punctual = require "punctual"
 local rt = punctual.rt
 
-local passed, failed = 0, 0
-local function test(name, body)
-  local ok, err = pcall(body)
-  if ok then
-    passed = passed + 1
-  else
-    failed = failed + 1
-    print("FAIL " .. name .. ": " .. tostring(err))
-  end
-end
+local here = (arg and arg[0] or ""):match("^(.*)[/\\]") or "."
+local harness = dofile(here .. "/harness.lua")
+local test = harness.test
 
 local function rejects(label, f, ...)
   local ok, err = pcall(f, ...)
@@ -260,5 +253,4 @@ test("rt: refusals raise the library's message naming the fix", function()
   assert(ok, err)
 end)
 
-print(string.format("%d passed, %d failed", passed, failed))
-os.exit(failed == 0 and 0 or 1)
+harness.finish()
