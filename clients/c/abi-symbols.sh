@@ -5,8 +5,11 @@
 set -euo pipefail
 case "${1:-}" in
   header)
-    # Every declaration in the header is `TYPE name(` at the start of a line.
-    grep -oE '^[a-z_0-9 ]+[ *]punctual_[a-z_0-9]+\(' "$2" | grep -oE 'punctual_[a-z_0-9]+' | sort -u
+    # Every declaration in the header is `TYPE name(` at the start of a line; the
+    # `static inline` functions after PUNCTUAL_INLINE_H are compiled into the caller, not
+    # exported.
+    sed '/^#ifndef PUNCTUAL_INLINE_H/,$d' "$2" | grep -oE '^[a-z_0-9 ]+[ *]punctual_[a-z_0-9]+\(' |
+      grep -oE 'punctual_[a-z_0-9]+' | sort -u
     ;;
   library)
     nm -D --defined-only "$2" | awk '$2 ~ /^[TtWwDdBbRrVviu]$/ { print $3 }' | sort -u

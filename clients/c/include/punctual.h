@@ -951,8 +951,131 @@ int32_t punctual_ticker_next_index(struct punctual_ticker *ticker,
 int32_t punctual_ticker_missed(struct punctual_ticker *ticker,
                                uint64_t *missed);
 
+/**
+ * How long before a deadline this thread's `punctual_sleep_until_inline_ns` hands the wait
+ * over to the caller's code, in nanoseconds: the thread's learned way back from the
+ * library to its caller (the 95th percentile of its last 64, with half again, 1 to 50 us;
+ * 20 us before the first). The inline functions call this; a caller writing its own last
+ * stretch may too.
+ *
+ * Thread-safe: each thread learns its own.
+ */
+int64_t punctual_way_back_ns(void);
+
+/**
+ * Records one way back on this thread: from a wait's wake at `woke_ns` (its report's
+ * `woke_ns`) to now, as the caller arrived back. A `woke_ns` after now records zero.
+ *
+ * Thread-safe: each thread learns its own.
+ */
+void punctual_way_back_record_ns(int64_t woke_ns);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
 
 #endif  /* PUNCTUAL_H */
+
+#ifndef PUNCTUAL_INLINE_H /* after PUNCTUAL_H's guard, where cbindgen puts this */
+#define PUNCTUAL_INLINE_H
+
+/*
+ * The sleeps with their last stretch in the caller's code.
+ *
+ * A wait ends, for its caller, when the caller's next line runs. After a long sleep the way
+ * back from the library (its return, the call's return, the caller's next clock reading)
+ * runs on caches the sleep let go cold and costs microseconds that the wake report's own
+ * reading never sees. These functions, compiled into the caller, have the library wait
+ * until this thread's learned way back (punctual_way_back_ns()) before the deadline, record
+ * what the way back cost (punctual_way_back_record_ns()), then read punctual_now_ns() here
+ * until the deadline: they return at or after it by the caller's reading, and the report
+ * says when that was. The spin here is at most the lead (50 us at most). A native
+ * sleeper's wait is the library's alone: it never spins.
+ *
+ * Arguments, returns and errors are those of the function each wraps (punctual_sleep_ns,
+ * punctual_sleep_until_ns, punctual_sleeper_sleep_ns, punctual_sleeper_sleep_until_ns).
+ */
+static inline int punctual_sleep_until_inline_ns(int64_t deadline_ns, punctual_wake *wake) {
+    punctual_wake early = PUNCTUAL_WAKE_INIT;
+    int64_t lead, now;
+    int status;
+    if (deadline_ns < 0 || (wake != NULL && wake->size < (uint32_t)sizeof(punctual_wake))) {
+        return punctual_sleep_until_ns(deadline_ns, wake); /* its error, before any wait */
+    }
+    lead = punctual_way_back_ns();
+    status = punctual_sleep_until_ns(deadline_ns > lead ? deadline_ns - lead : 0, &early);
+    if (status != PUNCTUAL_OK) {
+        return status;
+    }
+    punctual_way_back_record_ns(early.woke_ns);
+    now = punctual_now_ns();
+    while (now < deadline_ns) {
+        now = punctual_now_ns();
+    }
+    if (wake != NULL) {
+        wake->size = (uint32_t)sizeof(punctual_wake);
+        wake->reserved = 0;
+        wake->deadline_ns = deadline_ns;
+        wake->woke_ns = now;
+        wake->lateness_ns = now - deadline_ns;
+        wake->spun_ns = early.spun_ns + (now > early.woke_ns ? now - early.woke_ns : 0);
+    }
+    return PUNCTUAL_OK;
+}
+
+static inline int punctual_sleep_inline_ns(int64_t duration_ns, punctual_wake *wake) {
+    int64_t start;
+    if (duration_ns < 0) {
+        return punctual_sleep_ns(duration_ns, wake);
+    }
+    start = punctual_now_ns();
+    return punctual_sleep_until_inline_ns(
+        start > INT64_MAX - duration_ns ? INT64_MAX : start + duration_ns, wake);
+}
+
+static inline int punctual_sleeper_sleep_until_inline_ns(punctual_sleeper *sleeper,
+                                                        int64_t deadline_ns,
+                                                        punctual_wake *wake) {
+    punctual_wake early = PUNCTUAL_WAKE_INIT;
+    punctual_strategy strategy = PUNCTUAL_STRATEGY_NATIVE;
+    int64_t lead, now;
+    int status;
+    if (deadline_ns < 0 || (wake != NULL && wake->size < (uint32_t)sizeof(punctual_wake)) ||
+        punctual_sleeper_strategy(sleeper, &strategy) != PUNCTUAL_OK ||
+        strategy == PUNCTUAL_STRATEGY_NATIVE) {
+        return punctual_sleeper_sleep_until_ns(sleeper, deadline_ns, wake);
+    }
+    lead = punctual_way_back_ns();
+    status = punctual_sleeper_sleep_until_ns(sleeper, deadline_ns > lead ? deadline_ns - lead : 0,
+                                             &early);
+    if (status != PUNCTUAL_OK) {
+        return status;
+    }
+    punctual_way_back_record_ns(early.woke_ns);
+    now = punctual_now_ns();
+    while (now < deadline_ns) {
+        now = punctual_now_ns();
+    }
+    if (wake != NULL) {
+        wake->size = (uint32_t)sizeof(punctual_wake);
+        wake->reserved = 0;
+        wake->deadline_ns = deadline_ns;
+        wake->woke_ns = now;
+        wake->lateness_ns = now - deadline_ns;
+        wake->spun_ns = early.spun_ns + (now > early.woke_ns ? now - early.woke_ns : 0);
+    }
+    return PUNCTUAL_OK;
+}
+
+static inline int punctual_sleeper_sleep_inline_ns(punctual_sleeper *sleeper, int64_t duration_ns,
+                                                  punctual_wake *wake) {
+    int64_t start;
+    if (duration_ns < 0) {
+        return punctual_sleeper_sleep_ns(sleeper, duration_ns, wake);
+    }
+    start = punctual_now_ns();
+    return punctual_sleeper_sleep_until_inline_ns(
+        sleeper, start > INT64_MAX - duration_ns ? INT64_MAX : start + duration_ns, wake);
+}
+
+#endif /* PUNCTUAL_INLINE_H */

@@ -176,54 +176,97 @@ inline wake to_wake(const punctual_wake &w) {
     return wake{clock::time_point(nanoseconds(w.deadline_ns)), clock::time_point(nanoseconds(w.woke_ns)),
                 nanoseconds(w.lateness_ns), nanoseconds(w.spun_ns)};
 }
+
+// A wait until `deadline` whose last stretch is spun here, as punctual.h's
+// punctual_sleep_until_inline_ns: `early(target, &report)` is the library's wait until this
+// thread's way back before the deadline, then this loop reads the clock to the deadline.
+// The loop also reads std::chrono::steady_clock, which it discards: a caller reads that
+// clock next, and after a long sleep its first reading alone (a call into libstdc++ on cold
+// caches) costs microseconds; read in the loop, it is hot by the deadline.
+template <class Early>
+int32_t sleep_until_here(std::int64_t deadline_ns, punctual_wake &out, Early early) {
+    punctual_wake w = PUNCTUAL_WAKE_INIT;
+    const std::int64_t lead = punctual_way_back_ns();
+    const int32_t status = early(deadline_ns > lead ? deadline_ns - lead : 0, &w);
+    if (status != PUNCTUAL_OK) {
+        return status;
+    }
+    punctual_way_back_record_ns(w.woke_ns);
+    std::int64_t now;
+    do {
+        (void)std::chrono::steady_clock::now();
+        now = punctual_now_ns();
+    } while (now < deadline_ns);
+    out = punctual_wake{static_cast<std::uint32_t>(sizeof(punctual_wake)), 0, deadline_ns, now, now - deadline_ns,
+                        w.spun_ns + (now > w.woke_ns ? now - w.woke_ns : 0)};
+    return PUNCTUAL_OK;
+}
 }  // namespace detail
 
-// Sleeps for `d` with this thread's hybrid sleeper; never returns early.
-template <class Rep, class Period>
-wake sleep_for(const std::chrono::duration<Rep, Period> &d) {
-    punctual_wake w = PUNCTUAL_WAKE_INIT;
-    check(punctual_sleep_ns(detail::ceil_ns(d), &w));
-    return detail::to_wake(w);
-}
-
 // Sleeps until `tp` (punctual::clock, std::chrono::steady_clock or any clock) with this
-// thread's hybrid sleeper; never returns before it.
+// thread's hybrid sleeper; never returns before it. The last stretch is spun here, as
+// sleep_for's.
 template <class TimePoint>
 wake sleep_until(const TimePoint &tp) {
     punctual_wake w = PUNCTUAL_WAKE_INIT;
-    check(punctual_sleep_until_ns(deadline_ns(tp), &w));
+    check(detail::sleep_until_here(deadline_ns(tp), w, [](std::int64_t target, punctual_wake *early) {
+        return punctual_sleep_until_ns(target, early);
+    }));
     return detail::to_wake(w);
+}
+
+// Sleeps for `d` with this thread's hybrid sleeper; never returns early. The last stretch
+// is spun here, in the caller's code (as punctual.h's punctual_sleep_inline_ns), so the wait
+// ends on time by the caller's clock, the way back from the library included.
+template <class Rep, class Period>
+wake sleep_for(const std::chrono::duration<Rep, Period> &d) {
+    // From a reading of steady_clock, which the caller has just read itself (hot), rather
+    // than from a first call into the library.
+    const std::int64_t deadline =
+        detail::saturating_add(deadline_ns(std::chrono::steady_clock::now()), detail::ceil_ns(d));
+    return sleep_until(clock::time_point(nanoseconds(deadline)));
 }
 
 // A sleeper with its own strategy and learned margin (RAII over punctual_sleeper).
 class sleeper {
   public:
-    explicit sleeper(punctual::strategy s = punctual::strategy::hybrid) {
+    explicit sleeper(punctual::strategy s = punctual::strategy::hybrid) : strategy_(s) {
         check(punctual_sleeper_new(static_cast<punctual_strategy>(s), &handle_));
     }
     ~sleeper() { punctual_sleeper_free(handle_); }
-    sleeper(sleeper &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    sleeper(sleeper &&other) noexcept
+        : handle_(std::exchange(other.handle_, nullptr)), strategy_(other.strategy_) {}
     sleeper &operator=(sleeper &&other) noexcept {
         if (this != &other) {
             punctual_sleeper_free(handle_);
             handle_ = std::exchange(other.handle_, nullptr);
+            strategy_ = other.strategy_;
         }
         return *this;
     }
     sleeper(const sleeper &) = delete;
     sleeper &operator=(const sleeper &) = delete;
 
+    // Never returns early. A hybrid or spinning sleeper's last stretch is spun here, as
+    // punctual::sleep_for's; a native one's wait is the library's alone and never spins.
     template <class Rep, class Period>
     wake sleep_for(const std::chrono::duration<Rep, Period> &d) {
-        punctual_wake w = PUNCTUAL_WAKE_INIT;
-        check(punctual_sleeper_sleep_ns(handle_, detail::ceil_ns(d), &w));
-        return detail::to_wake(w);
+        const std::int64_t deadline =
+            detail::saturating_add(deadline_ns(std::chrono::steady_clock::now()), detail::ceil_ns(d));
+        return sleep_until(clock::time_point(nanoseconds(deadline)));
     }
 
     template <class TimePoint>
     wake sleep_until(const TimePoint &tp) {
         punctual_wake w = PUNCTUAL_WAKE_INIT;
-        check(punctual_sleeper_sleep_until_ns(handle_, deadline_ns(tp), &w));
+        punctual_sleeper *handle = handle_;
+        if (strategy_ == punctual::strategy::native) {
+            check(punctual_sleeper_sleep_until_ns(handle, deadline_ns(tp), &w));
+        } else {
+            check(detail::sleep_until_here(deadline_ns(tp), w, [handle](std::int64_t target, punctual_wake *early) {
+                return punctual_sleeper_sleep_until_ns(handle, target, early);
+            }));
+        }
         return detail::to_wake(w);
     }
 
@@ -243,6 +286,7 @@ class sleeper {
 
   private:
     punctual_sleeper *handle_ = nullptr;
+    punctual::strategy strategy_;
 };
 
 // The two sleeps of the "timers" sample, by the same names and meanings.

@@ -33,16 +33,13 @@ M.now = core.now
 -- The way back from the core to the caller is part of the wait. After a long native sleep
 -- the interpreter's own path back (the call's return, the caller's next clock read) runs
 -- on cold caches, and costs microseconds that the core's reading of its wake does not see.
--- So the core sleeps until `return_cost` before the deadline, and this loop, hot by then,
--- reads the clock until the deadline itself: the call returns at or after it, by the
--- caller's clock, never before. `return_cost` is the last waits' cost from the core's wake
--- to the loop's first reading: it rises at once to a larger one and falls by a sixteenth of
--- the difference a wait, and it is never more than RETURN_CAP, so a stall on the way back
--- cannot make every later wait spin long in Lua.
-local RETURN_CAP = 0.05 -- ms: the most a wait spins in this loop beyond the core's own spin
-local return_cost = 0
+-- So the core sleeps until its learned way back before the deadline (the library's
+-- WayBack: at most 0.05 ms, learned from the `back` this loop hands it on the next call),
+-- and this loop, hot by then, reads the clock until the deadline itself: the call returns
+-- at or after it, by the caller's clock, never before.
+local back = nil -- the last way back, from the core's wake to this loop's first reading
 local now = core.now
-local core_sleep, core_sleep_until = core.sleep, core.sleep_until
+local core_sleep, core_sleep_until, core_sleep_until_near = core.sleep, core.sleep_until, core.sleep_until_near
 local HUGE = math.huge
 
 -- A deadline this loop can aim below: a finite number (NaN, infinities and the wrong types
@@ -54,18 +51,12 @@ end
 -- (A deadline before the clock's origin is long past: the core takes it as the origin, and
 -- so returns at once.)
 local function until_deadline(t)
-  local early = t - return_cost
-  local late, message = core_sleep_until(early)
-  if late == nil then
+  local woke, message = core_sleep_until_near(t, back)
+  if woke == nil then
     error(message, 3) -- at the line that called M.sleep or M.sleep_until
   end
   local reached = now()
-  local cost = reached - (early + late)
-  if cost > return_cost then
-    return_cost = cost < RETURN_CAP and cost or RETURN_CAP
-  else
-    return_cost = return_cost - (return_cost - cost) / 16
-  end
+  back = reached - woke
   while reached < t do
     reached = now()
   end

@@ -1,8 +1,11 @@
 //! `sleep(ms)`, `sleep_until(t)` on this thread's hybrid sleeper, and `sleeper(strategy)` for
 //! a sleeper of one's own. Each returns its lateness in milliseconds.
 
+use std::cell::RefCell;
+use std::time::Duration;
+
 use mlua::{Lua, MultiValue, Result, Table, UserData, UserDataMethods, Value};
-use punctual::{Sleeper, Strategy};
+use punctual::{Sleeper, Strategy, WayBack};
 
 use crate::args::{self, reply};
 use crate::clock;
@@ -50,6 +53,40 @@ fn sleep_until(lua: &Lua, t: Value) -> Result<MultiValue> {
     )
 }
 
+thread_local! {
+    /// The way back from the core to the Lua layer's loop, learned per thread (at most
+    /// `WayBack`'s default cap, 0.05 ms).
+    static WAY_BACK: RefCell<WayBack> = const { RefCell::new(WayBack::new()) };
+}
+
+/// `sleep_until_near(t, back)`: the first part of `punctual.sleep_until(t)` in the Lua
+/// layer. Records `back` (the last way back, in ms, when a finite number of at least 0),
+/// sleeps on this thread's hybrid sleeper until the learned way back before `t`, and
+/// returns the core's wake in ms, for the Lua layer to read its own clock from there to `t`.
+fn sleep_until_near(lua: &Lua, (t, back): (Value, Value)) -> Result<MultiValue> {
+    let deadline = clock::instant("punctual.sleep_until", "t", &t);
+    let lead = WAY_BACK.with(|way_back| {
+        let mut way_back = way_back.borrow_mut();
+        // (Anything past a second is recorded as a second: the lead is capped far below.)
+        let back = match back {
+            Value::Number(ms) => ms,
+            Value::Integer(ms) => ms as f64,
+            _ => f64::NAN,
+        };
+        if back >= 0.0 {
+            way_back.record(Duration::from_nanos(clock::ceil_nanos(back.min(1e3))));
+        }
+        way_back.lead()
+    });
+    reply(
+        lua,
+        deadline.map(|at| {
+            let early = at.checked_sub(lead).unwrap_or(at);
+            clock::to_ms(punctual::sleep_until(early).woke())
+        }),
+    )
+}
+
 fn sleeper(lua: &Lua, strategy: Value) -> Result<MultiValue> {
     match args::strategy("punctual.sleeper", &strategy, Strategy::Hybrid) {
         Ok(s) => reply(lua, Ok(lua.create_userdata(LuaSleeper(Sleeper::new(s)))?)),
@@ -60,6 +97,7 @@ fn sleeper(lua: &Lua, strategy: Value) -> Result<MultiValue> {
 pub fn register(lua: &Lua, core: &Table) -> Result<()> {
     core.set("sleep", lua.create_function(sleep)?)?;
     core.set("sleep_until", lua.create_function(sleep_until)?)?;
+    core.set("sleep_until_near", lua.create_function(sleep_until_near)?)?;
     core.set("sleeper", lua.create_function(sleeper)?)?;
     Ok(())
 }

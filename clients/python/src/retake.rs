@@ -9,9 +9,9 @@
 //! the deadline, takes it back, and spins the rest with it held: the way back then starts
 //! at the deadline with the GIL already in hand.
 //!
-//! The lead is learned per thread: the high quantile ([`QUANTILE_PERCENT`]) of the last
-//! [`WINDOW`] re-acquires, with half of it again as headroom, never less than [`MIN_LEAD`]
-//! and never more than [`GIL_SPIN_CAP`]. The spin with the GIL held lasts from the moment it
+//! The lead is learned per thread by the library's [`WayBack`] (the 95th percentile of the
+//! last 64 re-acquires, with half of it again as headroom, never less than 1 µs), never
+//! more than [`GIL_SPIN_CAP`]. The spin with the GIL held lasts from the moment it
 //! came back to the deadline, never longer than the lead, so the cap bounds how long this
 //! keeps other Python threads waiting. A contended GIL can take longer than any
 //! lead within the cap: then the wait is late by the rest, and the report says so
@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 
-use punctual::{Sleeper, Strategy, Wake};
+use punctual::{Sleeper, Strategy, Wake, WayBack};
 
 use crate::sys::without_gil;
 
@@ -37,20 +37,6 @@ use crate::sys::without_gil;
 /// millisecond held for every wait) would make such a wait punctual. It is late instead,
 /// and says so.
 pub(crate) const GIL_SPIN_CAP: Duration = Duration::from_micros(50);
-
-/// The shortest lead: a warm, uncontended re-acquire's order of magnitude, so that a window
-/// of quick returns still leaves room for one a little slower than them.
-const MIN_LEAD: Duration = Duration::from_micros(1);
-
-/// The lead before a thread has taken the GIL back once: the cold first returns fit in it.
-const FIRST_LEAD: Duration = Duration::from_micros(20);
-
-/// How many recent re-acquires the lead is learned from.
-const WINDOW: usize = 64;
-
-/// Which of them: the 95th percentile (the fourth longest of 64), so that a single slow
-/// return, a page fault or a preemption, does not lengthen every wait's spin for the next 64.
-const QUANTILE_PERCENT: usize = 95;
 
 /// How a wait ended, the way back into Python included.
 #[derive(Debug, Clone, Copy)]
@@ -84,52 +70,8 @@ impl Ended {
     }
 }
 
-/// The recent re-acquires of the GIL on one thread, and the lead they give.
-#[derive(Debug)]
-struct Returns {
-    /// Nanoseconds, saturating (4.3 s).
-    samples_ns: [u32; WINDOW],
-    len: usize,
-    next: usize,
-    lead: Duration,
-    /// A sample came in since `lead` was worked out.
-    stale: bool,
-}
-
-impl Returns {
-    const fn new() -> Returns {
-        Returns {
-            samples_ns: [0; WINDOW],
-            len: 0,
-            next: 0,
-            lead: FIRST_LEAD,
-            stale: false,
-        }
-    }
-
-    /// A store: worked out at the next wait's start, not on the way back from this one.
-    fn record(&mut self, gil_wait: Duration) {
-        self.samples_ns[self.next] = u32::try_from(gil_wait.as_nanos()).unwrap_or(u32::MAX);
-        self.next = (self.next + 1) % WINDOW;
-        self.len = (self.len + 1).min(WINDOW);
-        self.stale = true;
-    }
-
-    fn lead(&mut self) -> Duration {
-        if self.stale {
-            self.stale = false;
-            let mut window = self.samples_ns;
-            let window = &mut window[..self.len];
-            let rank = (self.len * QUANTILE_PERCENT).div_ceil(100) - 1;
-            let high = Duration::from_nanos(u64::from(*window.select_nth_unstable(rank).1));
-            self.lead = (high + high / 2).clamp(MIN_LEAD, GIL_SPIN_CAP);
-        }
-        self.lead
-    }
-}
-
 thread_local! {
-    static RETURNS: RefCell<Returns> = const { RefCell::new(Returns::new()) };
+    static RETURNS: RefCell<WayBack> = const { RefCell::new(WayBack::with_cap(GIL_SPIN_CAP)) };
     /// The spin with the GIL held is the library's, as every other spin of the binding.
     static SPINNER: RefCell<Sleeper> = RefCell::new(Sleeper::spin());
 }

@@ -121,6 +121,7 @@ mod sys;
 mod ticker;
 mod wait;
 mod wake;
+mod way_back;
 
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
@@ -135,6 +136,7 @@ pub use poll::{poll_until, PollError, Poller};
 pub use sleeper::{SleepStats, Sleeper, Strategy, UnknownStrategy};
 pub use ticker::{MissedTickPolicy, Tick, Ticker};
 pub use wake::Wake;
+pub use way_back::WayBack;
 
 thread_local! {
     static THREAD_SLEEPER: RefCell<Sleeper> = RefCell::new(Sleeper::hybrid());

@@ -8,6 +8,7 @@ mod probe;
 mod rt;
 mod sleep;
 mod ticker;
+mod way_back;
 
 pub use info::*;
 pub use library::*;
@@ -16,6 +17,7 @@ pub use probe::*;
 pub use rt::*;
 pub use sleep::*;
 pub use ticker::*;
+pub use way_back::*;
 
 use std::time::{Duration, Instant};
 
