@@ -34,7 +34,3 @@ pub mod permutation;
 mod quantile;
 #[cfg(test)]
 mod synthetic;
-
-pub use bootstrap::{Interval, Settings};
-pub use figure::{Estimate, Figure, Round};
-pub use paired::{Ratio, Verdict};
