@@ -8,6 +8,7 @@ mod cli;
 mod environment;
 mod export;
 mod grid;
+mod intervals;
 mod markup;
 mod output;
 mod plot;
