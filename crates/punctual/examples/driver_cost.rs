@@ -13,22 +13,14 @@
 //! fall due faster than they fire: the instruction counts per timer are those of a driver
 //! that finds many due at once, the least it can do per timer.
 
+mod support;
+use support::parse_duration;
+
 use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use punctual::future::{Driver, DriverConfig};
-
-fn parse_duration(text: &str) -> Option<Duration> {
-    let (number, unit) = text.split_at(text.find(|c: char| c.is_ascii_alphabetic())?);
-    let number: u64 = number.parse().ok()?;
-    Some(match unit {
-        "us" => Duration::from_micros(number),
-        "ms" => Duration::from_millis(number),
-        "s" => Duration::from_secs(number),
-        _ => return None,
-    })
-}
 
 fn xorshift(x: &mut u64) -> u64 {
     *x ^= *x << 13;

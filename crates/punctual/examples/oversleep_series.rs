@@ -5,21 +5,12 @@
 //! cargo run --release -p punctual --example oversleep_series -- 970us 12000 > series.txt
 //! ```
 
+mod support;
+use support::parse_duration;
+
 use std::time::{Duration, Instant};
 
 use punctual::Sleeper;
-
-fn parse_duration(text: &str) -> Option<Duration> {
-    let (number, unit) = text.split_at(text.find(|c: char| c.is_ascii_alphabetic())?);
-    let number: u64 = number.parse().ok()?;
-    Some(match unit {
-        "ns" => Duration::from_nanos(number),
-        "us" => Duration::from_micros(number),
-        "ms" => Duration::from_millis(number),
-        "s" => Duration::from_secs(number),
-        _ => return None,
-    })
-}
 
 fn main() {
     let mut args = std::env::args().skip(1);

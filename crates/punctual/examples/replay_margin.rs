@@ -12,6 +12,9 @@
 //! interpolated at the same spin per wait (the line through the two fixed margins whose
 //! spin brackets it).
 
+mod support;
+use support::parse_duration;
+
 use std::time::Duration;
 
 use punctual::margin::MarginEstimator;
@@ -95,20 +98,10 @@ fn print(name: &str, o: &Outcome, extra: &str) {
     );
 }
 
-fn parse_wait(text: &str) -> Option<Duration> {
-    let (number, unit) = text.split_at(text.find(|c: char| c.is_ascii_alphabetic())?);
-    let number: u64 = number.parse().ok()?;
-    Some(match unit {
-        "us" => Duration::from_micros(number),
-        "ms" => Duration::from_millis(number),
-        _ => return None,
-    })
-}
-
 fn main() {
     let mut args = std::env::args().skip(1);
     let usage = "usage: replay_margin WAIT(e.g. 1ms) SERIES.txt...";
-    let wait = args.next().and_then(|a| parse_wait(&a)).expect(usage);
+    let wait = args.next().and_then(|a| parse_duration(&a)).expect(usage);
     let budget_us = wait.as_micros() as u64 / 4;
     for path in args {
         let text = std::fs::read_to_string(&path).expect("a readable series");

@@ -15,22 +15,14 @@
 //! clock read after it. They show what such calls cost after a long spin (which is why
 //! `punctual bench` compiles its measuring loop for each method's type).
 
+mod support;
+use support::parse_duration;
+
 use std::time::{Duration, Instant};
 
 use punctual::Sleeper;
 
 const PLAIN_MARGIN: Duration = Duration::from_micros(150);
-
-fn parse_duration(text: &str) -> Option<Duration> {
-    let (number, unit) = text.split_at(text.find(|c: char| c.is_ascii_alphabetic())?);
-    let number: u64 = number.parse().ok()?;
-    Some(match unit {
-        "ns" => Duration::from_nanos(number),
-        "us" => Duration::from_micros(number),
-        "ms" => Duration::from_millis(number),
-        _ => return None,
-    })
-}
 
 fn plain(native: &mut Sleeper, deadline: Instant, pause: bool) -> Instant {
     if let Some(target) = deadline.checked_sub(PLAIN_MARGIN) {

@@ -32,8 +32,8 @@ const LOST_FLOOR: Duration = Duration::from_micros(20);
 const SHARE_ONE: u32 = 1 << 16;
 const WEIGHT_SHIFT: u32 = 5;
 const PROBE_WEIGHT_SHIFT: u32 = 3;
-/// Half the recent spins lost the CPU: back off. A loaded machine that preempts a spin now
-/// and then (2% of them with four compilers on two cores) is not this.
+/// Half the recent spins lost the CPU: back off. A busy machine preempts a spin now and
+/// then, far less often than that; this is more runnable threads than cores.
 const ENTER_SHARE: u32 = SHARE_ONE / 2;
 const LEAVE_SHARE: u32 = SHARE_ONE / 8;
 

@@ -1,7 +1,7 @@
 //! Sleeps that never wake early, and wake as little late as the machine allows.
 //!
-//! `std::thread::sleep(1ms)` wakes 80 to 140 us late on a typical Linux box (50 us of that is
-//! the default timer slack), and a Windows `Sleep(1)` takes a whole 15.6 ms tick. punctual
+//! `std::thread::sleep(1ms)` wakes tens of microseconds late on Linux (the default timer slack
+//! alone is 50 us), and a Windows `Sleep(1)` can take a whole 15.6 ms tick. punctual
 //! sleeps on the OS's best high-resolution timer and, by default, finishes the last stretch
 //! with a short spin whose length it learns from how late this thread's sleeps really wake.
 //! No wait ever returns before its deadline, as measured by [`std::time::Instant`].
@@ -122,6 +122,11 @@ mod ticker;
 mod wait;
 mod wake;
 mod way_back;
+
+/// The crate's README (what crates.io shows), whose Rust example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 use std::cell::RefCell;
 use std::time::{Duration, Instant};

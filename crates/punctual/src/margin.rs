@@ -1,138 +1,78 @@
 //! The hybrid strategy's learned margin: how early to stop sleeping natively and start
 //! spinning.
 //!
-//! # How it learns
+//! Every native sleep of the hybrid strategy reports its *oversleep*, how far past its own
+//! target it woke, and [`MarginEstimator`] turns the recent ones into a [`Plan`] for the
+//! next wait. A [`Sleeper`](crate::Sleeper) keeps one per thread; [`HybridConfig`] sets its
+//! parameters. The repository's `docs/margin.md` has the design with its cost model, and
+//! `docs/notes/margin-history.md` the evidence for each rule.
 //!
-//! Every native sleep of the hybrid strategy reports its *oversleep*: how far past its own
-//! target it woke. The estimator keeps the last [`HybridConfig::window`] oversleeps (1000 by
-//! default) and aims the margin at the [`HybridConfig::tail`] quantile of them (by default it
-//! covers 99%), plus a headroom of [`HybridConfig::headroom`] times the distance from the
-//! median to that quantile, scaled by `100 / samples` once there are more than 100:
+//! # The tail target
+//!
+//! The estimator keeps the last [`HybridConfig::window`] oversleeps (1000 by default) and
+//! aims the margin at their [`HybridConfig::tail`] quantile (99% by default) plus a
+//! headroom of [`HybridConfig::headroom`] spreads, which shrinks as samples accumulate:
 //!
 //! ```text
 //! margin = q_tail + headroom * min(1, 100 / n) * (q_tail - q_median)
 //! ```
 //!
-//! Why a long window: a margin that jumps around costs more CPU than a steady one for the
-//! same coverage. Read off 100 samples, the 99% quantile is the second-largest of them, and
-//! it jumps whenever one slow sleep enters or leaves the window; the next sleep exceeds it
-//! with probability 2/101, which a headroom of one spread made up for, at the price of a
-//! margin that jumped further. Read off 1000, it is the eleventh-largest: it moves by a
-//! sample's rank, not by a stall, and the error it needs headroom for is a tenth as large.
-//! Replayed on oversleep series recorded on a quiet 2-core VM this spends 5% (1 ms waits)
-//! and 27% (10 ms) less spin per wait than the 100-sample rule for the same p99 of zero
-//! (see the repository's `docs/margin.md`).
+//! - **A long window**, because a margin that jumps costs more spin than a steady one for
+//!   the same coverage: off 1000 samples the 99% quantile moves by a sample's rank when one
+//!   stall enters or leaves, where off 100 it moves by the stall.
+//! - **Outliers**: the single largest oversleep in the window is never covered.
+//! - **Level shifts**: when the median of the newest 100 samples is further from the median
+//!   of the 100 before than twice their interquartile range, the level has moved (noise
+//!   moves such a median by about a tenth of that range) and the window keeps only its
+//!   newest 40 ([`MarginEstimator::level_shifts`] counts it). A step up shows within a dozen
+//!   sleeps, a step down of more than twice the spread within about fifty.
+//! - **Buckets by length**: oversleep grows with how long the native part sleeps (a longer
+//!   sleep reaches a deeper idle state), so samples go into buckets a factor of 4 apart
+//!   (under 16 us, 16 to 64 us, ..., 64 ms and over), each a window of its own.
 //!
-//! Then:
+//! # The CPU budget
 //!
-//! - **outliers**: the single largest oversleep in the window is never covered, and with
-//!   1000 samples it takes eleven stalls within the window before the tail is a stall.
-//! - **change**: a long window would keep an old level for 1000 sleeps, so it watches its
-//!   level too: when the median of its newest 100 samples is further from the median of the
-//!   100 before than twice their interquartile range, the level has moved (noise moves a
-//!   median of 100 samples by about a tenth of that range, a burst of stalls by about one)
-//!   and the window forgets all but its newest 40 samples
-//!   ([`MarginEstimator::level_shifts`] counts it). A step up shows within a dozen sleeps
-//!   (it fills the top 1% of the window), a step down of more than twice the spread within
-//!   about fifty; a smaller step down leaves the margin up to that much high until the
-//!   window turns over.
-//! - **CPU budget**: the spin may not exceed [`HybridConfig::budget`] of the requested wait
-//!   (a quarter by default). What a wait spins is its margin less its native part's
-//!   oversleep, and no native sleep wakes on time: the margin may exceed the budget by the
-//!   *floor* of recent oversleeps (the 1st percentile of a trusted window, its least sample
-//!   while it holds fewer than 201), and only a wait whose native part wakes sooner than 99
-//!   in 100 recent ones (than all `n` of a window under 100: one chance in `n + 1`) spins
-//!   past the budget, by less than that floor. Where the floor is large against the budget
-//!   this is most of what the margin buys: a margin capped at the budget itself covers
-//!   nothing when every oversleep is longer than the budget (`docs/margin.md`, "The budget
-//!   caps the spin").
-//!   When the tail target needs more, the margin covers 90% of the recent oversleeps that
-//!   fit in the budget and its floor and no more
-//!   ([`Plan::Capped`]): a stall longer than the budget cannot be covered anyway, and
-//!   letting it into the estimate would only burn the whole budget on every wait; with the
-//!   tail lost to stalls, covering the top of what fits buys little for its CPU. When not
-//!   even one recent oversleep fits, the margin is all of it: the native part overshoots it
-//!   on every recent sleep, so it spins for none of them and each ends that much sooner
-//!   than a native sleep all the way would. Only a budget of zero sleeps natively all the
-//!   way ([`Plan::Native`]).
+//! The spin may not exceed [`HybridConfig::budget`] of the requested wait (a quarter by
+//! default), except by the *floor* of recent oversleeps (the 1st percentile of a trusted
+//! window): a wait spins its margin less its native part's oversleep, and no native part
+//! wakes on time, so only a wait whose native part wakes sooner than 99 in 100 recent ones
+//! spins past the budget, by less than that floor. When the tail target needs more, the
+//! margin covers 90% of the recent oversleeps that fit ([`Plan::Capped`]): a stall longer
+//! than the budget cannot be covered, and letting it into the estimate would burn the whole
+//! budget on every wait. A budget of zero sleeps natively all the way ([`Plan::Native`]).
 //!
 //! # Short waits
 //!
-//! A native part costs its thread CPU of its own (the system call, the switch away and
-//! back: `c`, read off the thread CPU clock around native parts,
-//! [`MarginEstimator::native_cost`]) and wakes no sooner than the floor `f` of its
-//! oversleeps past its target. A spin of the whole wait `w` costs `w` of CPU and is on
-//! time. An on-time native part ends at least `f` before the deadline, so it is at most
-//! `w - f` long, and it gives back at most its length plus the oversleep the margin
-//! covered, less `c`: at most `w - c` of CPU. So a wait shorter than
+//! A native part costs its thread CPU of its own (`c`, the median of the last 16 readings
+//! of the thread CPU clock around native parts, [`MarginEstimator::native_cost`]) and wakes
+//! no sooner than the floor `f` of its oversleeps. An on-time native part gives back at
+//! most `w - c` of a wait `w`'s CPU, so a wait shorter than
 //!
 //! ```text
-//! threshold = min(f + c, m0)        m0: the initial margin
+//! threshold = min(f + c, m0)        m0: HybridConfig::initial_margin
 //! ```
 //!
 //! is spun whole ([`Plan::Spin`], [`MarginEstimator::short_threshold`]): a native part
-//! there saves less than the floor `f` in CPU (nothing at all below `c`), and wakes late
-//! whenever its oversleep passes the margin, where the spin is on time. `f` is the floor of
-//! the trusted window nearest the wait's length (the least oversleep of all while no window
-//! is trusted), `c` the median of the last 16 costs (zero while none is recorded, or where
-//! the clock counts whole ticks and reads zero: then the threshold is the floor alone, below
-//! which a native part cannot be on time at all). The budget rule applies from the
-//! threshold up; a budget of zero spins no wait.
+//! there saves less than `f` in CPU and may wake late, where the spin is on time. Before
+//! anything is measured the threshold is [`HybridConfig::initial_margin`], the platform's
+//! guess at a native sleep's oversleep; after, that still bounds it, since a spin teaches
+//! nothing and a floor raised by a burst of stalls would otherwise keep the waits under it
+//! spinning after the burst. While the threshold rests on the initial margin alone, a
+//! [`Sleeper`](crate::Sleeper) plans one in 16 of those waits by the budget rule, as a
+//! probe. The async driver's tail plans by the budget rule alone: a whole spin there would
+//! hold up the executor's other tasks.
 //!
-//! The initial margin [`HybridConfig::initial_margin`] is the library's guess at a native
-//! sleep's oversleep. Before anything is measured it is the threshold: by that guess a
-//! native part of a shorter wait would wake past the deadline, and spinning such a wait
-//! whole costs no more CPU than the initial margin the first hybrid wait spins anyway.
-//! After, it bounds the threshold: a spin teaches nothing, so a floor raised by a burst of
-//! stalls would keep every wait under it spinning whole after the burst had passed, where a
-//! wait longer than the initial margin always keeps a native part to learn from. For the
-//! same reason, while the threshold rests on the initial margin alone and no window is
-//! trusted, a [`Sleeper`](crate::Sleeper) plans one in 16 of the waits it would spin whole
-//! by the budget rule instead, as a probe (which may wake late: it has nothing to go on),
-//! if they are at least the budget's share of the initial margin long; shorter ones cost
-//! less spun whole than the budget would let a wait of the initial margin spin.
+//! # New lengths
 //!
-//! The async driver's tail plans by the budget rule alone: its spin holds up the executor's
-//! other tasks, and its delays are not one thread's native sleeps.
-//!
-//! # New lengths, and the first sleeps
-//!
-//! A length with fewer than 8 samples of its own does not start from a guess when the thread
-//! knows other lengths: it reaches above its least sample as far as the nearest trusted
-//! window's margin reaches above that window's floor (its *reach*), and at least as far as
-//! its own tail; with no samples it borrows the nearest trusted window whole (its margin, its
-//! floor for the budget, its samples for a capped margin). Only with no trusted window at all
-//! is the reach the initial margin. So the first sleep at a new length is late only when the
-//! length's oversleep is higher than its neighbour's by more than the neighbour's reach, and
-//! the first sleep of a thread (nothing to go on) only when its native part oversleeps past
-//! the initial margin; the next one then reaches the initial margin past that oversleep.
-//!
-//! A young length's floor, for the budget, is its least sample but no higher than the
-//! trusted neighbour's floor, and zero while no window is trusted: its few samples may all
-//! be stalls, and a floor that high would let the margin run to the whole wait, which spins
-//! and teaches nothing.
-//!
-//! What that costs, with `R` the reach (the neighbour's, or the initial margin `m0`): the
-//! margin of each of the first 7 sleeps at a length is `max(least + R, own tail)`, at most
-//! `R` more than its own samples alone would ask (their tail, which is at least their
-//! least), and the budget still caps it at the budget plus the floor. So a length's first
-//! seven sleeps spin at most `7 * R` more than their own samples would have them spin, once
-//! per length and thread; the first sleep of a thread spins at most `m0`, and so does each
-//! wait shorter than `m0` spun whole before anything is measured. Reading the cost takes two
-//! reads of the thread CPU clock around a native part: around the first 16 but the very
-//! first (which pays the thread's timer set-up), then around one in 16.
-//!
-//! # Why the samples are kept by sleep length
-//!
-//! Oversleep grows with how long the native part sleeps: a longer sleep lets the CPU reach a
-//! deeper idle state (or the hypervisor deschedule the vCPU), and waking from it costs more.
-//! Measured on the 2-core VM this was built on (`clock_nanosleep`, slack 1 ns), the median
-//! oversleep was 15 us for a 1 us sleep, 22 us for 0.1 to 1 ms, 42 us for 3 ms and 50 us for
-//! 10 ms. One window for all lengths would spin too long before short sleeps and too short
-//! before long ones, so samples go into buckets by native length, a factor of 4 apart
-//! (under 16 us, 16 to 64 us, ... , 64 ms and over). A bucket with too few samples of its
-//! own leans on the nearest one that has them, longer sleeps first (their oversleep is
-//! the larger, so borrowing errs towards spinning, not towards waking late).
+//! A length with fewer than 8 samples reaches above its least sample as far as the nearest
+//! trusted window's margin reaches above that window's floor (its *reach* `R`), and at
+//! least to its own tail; with no samples it borrows that window whole. The nearest is
+//! looked for among longer lengths first at each distance: their oversleep is the larger, so
+//! borrowing errs towards spinning, not towards waking late. With no trusted
+//! window the reach is the initial margin. Its floor for the budget is its least sample,
+//! capped at the neighbour's (zero with none): its few samples may all be stalls. So each
+//! of a length's first seven sleeps spins at most `R` more than its own samples would ask,
+//! and the first sleep of a thread spins at most the initial margin.
 
 mod cost;
 mod window;

@@ -241,8 +241,8 @@ impl Sleeper {
 
     /// Waits until `deadline`; a deadline already past returns at once.
     // Inlined, and the spin with it, so that the caller's code follows the reading that ends
-    // the spin as closely as it follows a loop of its own (see `docs/margin.md`, "The return
-    // path"); everything before the spin is one call that is not inlined.
+    // the spin as closely as it follows a loop of its own (see `docs/notes/margin-history.md`,
+    // "The return path"); everything before the spin is one call that is not inlined.
     #[inline]
     pub fn sleep_until(&mut self, deadline: Instant) -> Wake {
         match self.until_spin(deadline) {

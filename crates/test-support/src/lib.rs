@@ -11,6 +11,7 @@
 //! the retry never fires.
 
 pub mod privilege;
+mod readme;
 mod rng;
 mod wake;
 

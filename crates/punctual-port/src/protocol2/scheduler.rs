@@ -8,11 +8,10 @@
 //! flag, so it can take new requests while it spins.
 //!
 //! Why not `punctual::future::Driver`: its timers fire on the driver's own thread, which
-//! then has to wake this one to write the answer. That hop costs 5 to 30 us at the median
-//! on the development VM (`examples/timer_thread.rs` measures it), per-request spin tails
-//! would still need a spinning phase here, and `--above` could not follow a priority
-//! change on a thread it does not own. The condvar's timed wait is as punctual as
-//! `clock_nanosleep` in the same measurement.
+//! then has to wake this one to write the answer, adding a thread wake-up's latency to every
+//! answer (`examples/timer_thread.rs` measures it against this thread's own wait);
+//! per-request spin tails would still need a spinning phase here; and `--above` could not
+//! follow a priority change on a thread it does not own.
 
 use std::hint;
 use std::io::{self, Write};

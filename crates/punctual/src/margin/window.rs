@@ -72,9 +72,10 @@ impl Window {
 
     /// The newest span's median is further from the one before's than twice that span's
     /// interquartile range: the level moved, not the noise. The median of a hundred samples
-    /// moves by about a tenth of that range from noise alone; bursts of stalls on a VM moved
-    /// it by about one, and a window that forgot its samples at each burst jumped its margin
-    /// for nothing (`docs/margin.md`, "The level-shift check at twice the spread").
+    /// moves by about a tenth of that range from noise alone, and a burst of stalls by
+    /// about one: a check at one spread forgot the samples at each burst and jumped the
+    /// margin for nothing (`docs/notes/margin-history.md`, "The level-shift check at twice
+    /// the spread").
     fn level_shifted(&self) -> bool {
         if self.previous.len() < SHIFT_SPAN || self.recent.len() < SHIFT_SPAN {
             return false;

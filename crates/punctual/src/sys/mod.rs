@@ -63,26 +63,70 @@ pub(crate) trait DriverWait {
 
 /// The real-time controls every backend provides; see `crate::rt` for what each means.
 ///
-/// A backend returns `RtError::Unsupported` for what its OS lacks rather than pretend.
-/// Priorities arrive already checked against `priority_range`.
+/// What an OS lacks is `RtError::Unsupported`, never a pretence: every control defaults to
+/// that, named for [`RealTime::PLATFORM`], and a backend overrides what its OS has (the
+/// fallback, `generic.rs`, overrides none). Priorities arrive already checked against
+/// `priority_range`.
 pub(crate) trait RealTime {
     /// An open request for a CPU wake-up latency, withdrawn when dropped.
     type DmaLatency: fmt::Debug + Send + Sync;
 
-    fn timer_slack() -> Result<Duration, RtError>;
-    fn set_timer_slack(slack: Duration) -> Result<(), RtError>;
-    fn current_scheduling() -> Result<Scheduling, RtError>;
-    fn scheduling_of(pid: u32) -> Result<Scheduling, RtError>;
-    fn priority_range() -> RangeInclusive<i32>;
-    fn set_realtime_priority(priority: i32) -> Result<Scheduling, RtError>;
-    fn set_normal_scheduling() -> Result<Scheduling, RtError>;
-    fn hold_dma_latency(latency_us: i32) -> Result<Self::DmaLatency, RtError>;
-    fn lock_memory() -> Result<(), RtError>;
-    fn unlock_memory() -> Result<(), RtError>;
-    fn set_affinity(cpus: &[usize]) -> Result<(), RtError>;
-    fn available_cpus() -> Result<Vec<usize>, RtError>;
-    fn rt_throttling() -> Option<RtThrottling>;
-    fn keep_timer_resolution() -> Result<(), RtError>;
+    /// The platform an `RtError::Unsupported` names.
+    const PLATFORM: &'static str;
+
+    /// `RtError::Unsupported` for `what`, on this platform.
+    fn unsupported<T>(what: &'static str) -> Result<T, RtError> {
+        Err(RtError::Unsupported {
+            what,
+            platform: Self::PLATFORM,
+        })
+    }
+
+    fn timer_slack() -> Result<Duration, RtError> {
+        Self::unsupported("timer slack")
+    }
+    fn set_timer_slack(_slack: Duration) -> Result<(), RtError> {
+        Self::unsupported("timer slack")
+    }
+    fn current_scheduling() -> Result<Scheduling, RtError> {
+        Self::unsupported("reading the scheduling policy")
+    }
+    fn scheduling_of(_pid: u32) -> Result<Scheduling, RtError> {
+        Self::unsupported("reading another process's scheduling")
+    }
+    /// Where the OS has a single real-time level and ignores the number:
+    /// [`PORTABLE_PRIORITIES`].
+    fn priority_range() -> RangeInclusive<i32> {
+        PORTABLE_PRIORITIES
+    }
+    fn set_realtime_priority(_priority: i32) -> Result<Scheduling, RtError> {
+        Self::unsupported("real-time priority")
+    }
+    fn set_normal_scheduling() -> Result<Scheduling, RtError> {
+        Self::unsupported("setting the scheduling policy")
+    }
+    fn hold_dma_latency(_latency_us: i32) -> Result<Self::DmaLatency, RtError> {
+        Self::unsupported("a CPU wake-up latency request (/dev/cpu_dma_latency)")
+    }
+    fn lock_memory() -> Result<(), RtError> {
+        Self::unsupported("locking all memory (mlockall)")
+    }
+    fn unlock_memory() -> Result<(), RtError> {
+        Self::unsupported("locking all memory (mlockall)")
+    }
+    fn set_affinity(_cpus: &[usize]) -> Result<(), RtError> {
+        Self::unsupported("CPU affinity")
+    }
+    fn available_cpus() -> Result<Vec<usize>, RtError> {
+        Self::unsupported("CPU affinity")
+    }
+    /// `None` where the OS has no real-time throttling to report.
+    fn rt_throttling() -> Option<RtThrottling> {
+        None
+    }
+    fn keep_timer_resolution() -> Result<(), RtError> {
+        Self::unsupported("opting out of timer-resolution power throttling")
+    }
 }
 
 /// The DMA-latency request type of the backend in use.
@@ -95,7 +139,6 @@ pub(crate) enum NoDmaLatency {}
 
 /// The priorities accepted where the OS has a single real-time level and ignores the number:
 /// the Linux `SCHED_FIFO` range, so one setting works everywhere.
-#[allow(dead_code)]
 pub(crate) const PORTABLE_PRIORITIES: RangeInclusive<i32> = 1..=99;
 
 punctual_sys::backends!(Os);

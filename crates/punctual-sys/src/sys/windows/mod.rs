@@ -7,8 +7,8 @@
 //! `Instant` (QueryPerformanceCounter) afterwards, since the timer runs on the interrupt
 //! clock and may fire a little before a QPC deadline.
 //!
-//! Under Wine the timer goes through wineserver, whose timeouts are whole milliseconds
-//! (a 100 µs wait there takes about 1.17 ms, a 1 ms wait 1.18 ms); a non-alertable
+//! Under Wine the timer goes through wineserver, whose timeouts are whole milliseconds (a
+//! 100 µs wait there takes more than a millisecond); a non-alertable
 //! `NtDelayExecution` is Wine's own `select()` with a microsecond timeout. Under Wine
 //! (ntdll exports `wine_get_version`) native waits use that (`wine.rs`).
 //!

@@ -1,9 +1,8 @@
 //! Native waits under Wine: `NtDelayExecution`, not alertable.
 //!
 //! Wine runs a waitable timer's wait through wineserver, whose timeouts are whole
-//! milliseconds, so every wait there ends about 0.15 ms past the next millisecond boundary
-//! (`punctual bench --methods native` under Wine, 2026-12-01: 100 µs waits 1.07 ms late,
-//! 1 ms waits 177 µs late at the median). A non-alertable `NtDelayExecution` is Wine's own
+//! milliseconds, so every wait there ends past the next millisecond boundary: a 100 µs wait
+//! takes a millisecond or more. A non-alertable `NtDelayExecution` is Wine's own
 //! loop of `select()` calls with microsecond timeouts, on the host's timers. It is found
 //! at run time, only where ntdll exports `wine_get_version` (Wine's mark); on Windows
 //! itself it follows the system timer's resolution, and the waitable timer stays.

@@ -84,6 +84,7 @@ fn read_i64(path: &str) -> Option<i64> {
 
 impl RealTime for Os {
     type DmaLatency = DmaLatency;
+    const PLATFORM: &'static str = "Linux";
 
     fn timer_slack() -> Result<Duration, RtError> {
         timer_slack_in_force().map_err(|source| RtError::Io {

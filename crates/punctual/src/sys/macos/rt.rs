@@ -6,12 +6,11 @@
 //! fails with `ENOSYS`, and affinity tags that are only hints, so those are unsupported.
 
 use std::io;
-use std::ops::RangeInclusive;
 use std::time::Duration;
 
 use super::Os;
-use crate::rt::{Policy, RtError, RtThrottling, Scheduling};
-use crate::sys::{NoDmaLatency, RealTime, PORTABLE_PRIORITIES};
+use crate::rt::{Policy, RtError, Scheduling};
+use crate::sys::{NoDmaLatency, RealTime};
 
 /// `struct sched_param` of <sys/sched.h>, which the libc crate does not declare for Apple.
 #[repr(C)]
@@ -38,12 +37,6 @@ const SCHED_FIFO: libc::c_int = 4;
 const COMPUTATION: Duration = Duration::from_micros(200);
 const CONSTRAINT: Duration = Duration::from_millis(1);
 
-fn unsupported<T>(what: &'static str) -> Result<T, RtError> {
-    Err(RtError::Unsupported {
-        what,
-        platform: "macOS",
-    })
-}
 
 fn this_thread() -> libc::thread_t {
     // SAFETY: pthread_self is always valid; pthread_mach_thread_np returns its Mach port
@@ -89,14 +82,7 @@ fn has_time_constraint() -> bool {
 
 impl RealTime for Os {
     type DmaLatency = NoDmaLatency;
-
-    fn timer_slack() -> Result<Duration, RtError> {
-        unsupported("timer slack")
-    }
-
-    fn set_timer_slack(_: Duration) -> Result<(), RtError> {
-        unsupported("timer slack")
-    }
+    const PLATFORM: &'static str = "macOS";
 
     fn current_scheduling() -> Result<Scheduling, RtError> {
         let mut raw = 0;
@@ -127,14 +113,6 @@ impl RealTime for Os {
             policy,
             priority: param.sched_priority,
         })
-    }
-
-    fn scheduling_of(_: u32) -> Result<Scheduling, RtError> {
-        unsupported("reading another process's scheduling")
-    }
-
-    fn priority_range() -> RangeInclusive<i32> {
-        PORTABLE_PRIORITIES
     }
 
     fn set_realtime_priority(_: i32) -> Result<Scheduling, RtError> {
@@ -181,20 +159,8 @@ impl RealTime for Os {
         Self::current_scheduling()
     }
 
-    fn hold_dma_latency(_: i32) -> Result<NoDmaLatency, RtError> {
-        unsupported("a CPU wake-up latency request (/dev/cpu_dma_latency)")
-    }
-
-    fn lock_memory() -> Result<(), RtError> {
-        unsupported("locking all memory (mlockall)")
-    }
-
-    fn unlock_memory() -> Result<(), RtError> {
-        unsupported("locking all memory (mlockall)")
-    }
-
     fn set_affinity(_: &[usize]) -> Result<(), RtError> {
-        unsupported("CPU affinity (macOS affinity tags are only scheduling hints)")
+        Self::unsupported("CPU affinity (macOS affinity tags are only scheduling hints)")
     }
 
     fn available_cpus() -> Result<Vec<usize>, RtError> {
@@ -204,13 +170,5 @@ impl RealTime for Os {
             source,
         })?;
         Ok((0..count.get()).collect())
-    }
-
-    fn keep_timer_resolution() -> Result<(), RtError> {
-        unsupported("opting out of timer-resolution power throttling")
-    }
-
-    fn rt_throttling() -> Option<RtThrottling> {
-        None
     }
 }

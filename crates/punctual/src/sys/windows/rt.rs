@@ -6,8 +6,6 @@
 //! Affinity covers the calling thread's processor group: up to 64 CPUs.
 
 use std::io;
-use std::ops::RangeInclusive;
-use std::time::Duration;
 
 use windows_sys::Win32::System::SystemInformation::GROUP_AFFINITY;
 use windows_sys::Win32::System::Threading::{
@@ -17,20 +15,14 @@ use windows_sys::Win32::System::Threading::{
 };
 
 use super::Os;
-use crate::rt::{Policy, RtError, RtThrottling, Scheduling};
-use crate::sys::{NoDmaLatency, RealTime, PORTABLE_PRIORITIES};
+use crate::rt::{Policy, RtError, Scheduling};
+use crate::sys::{NoDmaLatency, RealTime};
 
 /// What `GetThreadPriority` returns on failure (winbase.h).
 const THREAD_PRIORITY_ERROR_RETURN: i32 = i32::MAX;
 
 const MASK_BITS: usize = usize::BITS as usize;
 
-fn unsupported<T>(what: &'static str) -> Result<T, RtError> {
-    Err(RtError::Unsupported {
-        what,
-        platform: "Windows",
-    })
-}
 
 fn set_priority(priority: THREAD_PRIORITY, what: &'static str) -> Result<(), RtError> {
     // SAFETY: GetCurrentThread returns a pseudo-handle for the calling thread with full
@@ -66,14 +58,7 @@ fn bits(mask: usize) -> Vec<usize> {
 
 impl RealTime for Os {
     type DmaLatency = NoDmaLatency;
-
-    fn timer_slack() -> Result<Duration, RtError> {
-        unsupported("timer slack")
-    }
-
-    fn set_timer_slack(_: Duration) -> Result<(), RtError> {
-        unsupported("timer slack")
-    }
+    const PLATFORM: &'static str = "Windows";
 
     fn current_scheduling() -> Result<Scheduling, RtError> {
         // SAFETY: the pseudo-handle of the calling thread has THREAD_QUERY_INFORMATION
@@ -91,14 +76,6 @@ impl RealTime for Os {
             Policy::Other
         };
         Ok(Scheduling { policy, priority })
-    }
-
-    fn scheduling_of(_: u32) -> Result<Scheduling, RtError> {
-        unsupported("reading another process's scheduling")
-    }
-
-    fn priority_range() -> RangeInclusive<i32> {
-        PORTABLE_PRIORITIES
     }
 
     fn set_realtime_priority(_: i32) -> Result<Scheduling, RtError> {
@@ -121,18 +98,6 @@ impl RealTime for Os {
             policy: Policy::Other,
             priority: THREAD_PRIORITY_NORMAL,
         })
-    }
-
-    fn hold_dma_latency(_: i32) -> Result<NoDmaLatency, RtError> {
-        unsupported("a CPU wake-up latency request (/dev/cpu_dma_latency)")
-    }
-
-    fn lock_memory() -> Result<(), RtError> {
-        unsupported("locking all memory (mlockall)")
-    }
-
-    fn unlock_memory() -> Result<(), RtError> {
-        unsupported("locking all memory (mlockall)")
     }
 
     fn set_affinity(cpus: &[usize]) -> Result<(), RtError> {
@@ -179,9 +144,5 @@ impl RealTime for Os {
 
     fn keep_timer_resolution() -> Result<(), RtError> {
         super::timer_resolution::keep_timer_resolution()
-    }
-
-    fn rt_throttling() -> Option<RtThrottling> {
-        None
     }
 }
