@@ -6,9 +6,9 @@ use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::heap::Timers;
 use super::tail::Tail;
 use super::thread::{self, Core};
+use super::timers::Timers;
 use super::{Interval, Sleep};
 use crate::grid::Grid;
 use crate::margin::Plan;
@@ -41,9 +41,9 @@ pub enum SpinTail {
     /// within the CPU budget, as the hybrid [`Strategy`](crate::Strategy) does with a
     /// thread's oversleep; see [`margin`](crate::margin). The budget applies to each sleep:
     /// the margin is at most `budget` of the time from the sleep's first poll to its deadline.
-    /// The end-to-end delay is longer than a thread's own oversleep (some 30 us on a virtual
-    /// machine against 15 to 20), so for sleeps around 100 us a budget of a half, not the
-    /// default quarter, is what lets the margin cover it.
+    /// The end-to-end delay is longer than a thread's own oversleep (it adds the executor's
+    /// wake-up), so for sleeps around 100 us a budget of a half, not the default quarter, may
+    /// be what lets the margin cover it.
     Learned(HybridConfig),
 }
 

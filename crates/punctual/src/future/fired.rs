@@ -27,16 +27,16 @@
 //! waker, whose drop is foreign code; storage let go) is dropped after the lock is released
 //! ([`Shared::remove_unless_fired`]).
 //!
-//! [`Timers::fired_through`]: super::heap::Timers::fired_through
-//! [`Timers::insert`]: super::heap::Timers::insert
-//! [`Timers::reschedule`]: super::heap::Timers::reschedule
-//! [`Timers::expire`]: super::heap::Timers::expire
+//! [`Timers::fired_through`]: super::timers::Timers::fired_through
+//! [`Timers::insert`]: super::timers::Timers::insert
+//! [`Timers::reschedule`]: super::timers::Timers::reschedule
+//! [`Timers::expire`]: super::timers::Timers::expire
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::MutexGuard;
 
 use super::driver::{Locked, Shared};
-use super::heap::Timers;
+use super::timers::Timers;
 
 /// Slot ids from here up are never a timer's: a sleep marks its own states with them.
 pub(crate) const FIRST_RESERVED_SLOT: u32 = u32::MAX - 1;

@@ -27,16 +27,16 @@
 //! and firing one touches its slot and little else. The task then checks the clock itself, so
 //! a `Sleep` completes only once `Instant::now()` has reached its deadline. The driver frees
 //! the slot of each timer it fires and publishes how far it has fired, so a task completing
-//! its sleep takes no lock: at 100,000 timers, giving each fired slot back under the lock
-//! the driver fires with was what let the executor fall tens of milliseconds behind. A
-//! pending timer costs 56 to 112 bytes in the driver (its buffers grow by doubling) besides
-//! the `Sleep` itself (32 bytes on Linux and Windows); dropping the `Sleep` removes it.
+//! its sleep takes no lock, and the lock the driver fires under is not contended by every
+//! completing task. A pending timer costs 56 to 112 bytes in the driver (its buffers grow
+//! by doubling) besides the `Sleep` itself (32 bytes on Linux and Windows); dropping the
+//! `Sleep` removes it.
 //!
 //! While timers fall due densely (32 or more at one wake-up of the driver), the driver does
 //! not wake again before 250 us after that wake-up: it fires together what fell due
 //! meanwhile, never early and at most that much later than otherwise (plus the wait's own
-//! oversleep), because each of its waits costs it some 40 us of CPU on a virtual machine,
-//! as much as firing a hundred timers. Timers that come sparsely, and drivers with a spin
+//! oversleep), because each of its waits costs it a fixed amount of CPU, as much as firing
+//! tens of timers. Timers that come sparsely, and drivers with a spin
 //! tail, fire at their fire time. The driver
 //! also prefetches each batch's tasks before waking them, so that the cache misses of their
 //! wakes overlap. What each part costs per timer is in `docs/driver-cost.md`.
@@ -48,8 +48,8 @@
 //!
 //! A task's lateness has two parts: the driver's (its native wait oversleeps, as any
 //! thread's does) and the executor's (the woken task runs on another thread, which must be
-//! woken in turn, a futex wake and a context switch on Linux, tens of microseconds on a
-//! virtual machine, and may be busy with other tasks). A driver that spun to the exact
+//! woken in turn, a futex wake and a context switch on Linux, and may be busy with other
+//! tasks). A driver that spun to the exact
 //! deadline before waking the task would only move the error from the first part to the
 //! second. So with a [`SpinTail`] the spin is the task's own, end to end:
 //!
@@ -79,12 +79,12 @@
 //! fell short.
 mod driver;
 mod fired;
-mod heap;
 mod interval;
 mod pace;
 mod sleep;
 mod tail;
 mod thread;
+mod timers;
 
 use std::time::{Duration, Instant};
 

@@ -4,12 +4,11 @@
 //! # Why gather
 //!
 //! Each wait of the driver thread (a `futex` wait and the wake-up that ends it) costs that
-//! thread some 40 us of CPU on the 2-vCPU VM of `docs/driver-cost.md`, whatever its length,
-//! and ends no sooner than about 100 us after it began. At 1,000 deadlines a millisecond,
-//! waiting for each next timer (a microsecond away) meant some ten waits a millisecond:
-//! 400 of the 950 ns of driver CPU per timer that `punctual bench --scale 1,100000`
-//! measured. So once a wake-up has fired [`DENSE_TIMERS`] or more, the driver does not wake
-//! again before [`GATHER`] after it: whatever falls due meanwhile fires in the next batch,
+//! thread a fixed amount of CPU whatever its length, as much as firing tens of timers, and
+//! ends some tens of microseconds after it began at the soonest. While deadlines come a
+//! microsecond apart, waiting for each next timer would make that fixed cost most of the
+//! driver's CPU per timer (`docs/driver-cost.md`). So once a wake-up has fired
+//! [`DENSE_TIMERS`] or more, the driver does not wake again before [`GATHER`] after it: whatever falls due meanwhile fires in the next batch,
 //! at most [`GATHER`] late (plus the wait's own oversleep), and a registration meanwhile
 //! does not interrupt the wait. A timer never fires early for it, and timers that come
 //! sparsely (fewer than [`DENSE_TIMERS`] a wake-up) are fired at their fire time as before.

@@ -23,7 +23,7 @@ const BATCH: usize = 64;
 /// CPU clock is a system call, too dear for every one of thousands of short waits.
 const CPU_TIME_EVERY: Duration = Duration::from_millis(1);
 /// How far off the next fire time must be for the driver to give spare storage back before
-/// waiting: never in the middle of a burst (see `heap.rs`).
+/// waiting: never in the middle of a burst (see `timers/mod.rs`).
 const TRIM_BEFORE: Duration = Duration::from_millis(1);
 
 /// What the driver thread shares with the handles, beyond the timers themselves; it
