@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::load::LoadKind;
 use super::method::MethodSpec;
 
 /// How waits follow one another.
@@ -44,7 +43,4 @@ pub struct BenchOptions {
     pub warmup: u64,
     pub mode: Mode,
     pub phase: Phase,
-    pub load: LoadKind,
-    pub load_threads: usize,
-    pub mock: bool,
 }

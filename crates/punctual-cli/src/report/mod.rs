@@ -22,11 +22,17 @@ use crate::export::json;
 use model::Export;
 
 /// The page of a wait table's run.
-pub fn bench_page(report: &Report) -> anyhow::Result<String> {
-    page::render(&Export::from_value(json::to_value(report)?, "the run")?)
+pub fn bench_page(report: &Report, command: &[String]) -> anyhow::Result<String> {
+    page::render(&Export::from_value(
+        json::to_value(report, command)?,
+        "the run",
+    )?)
 }
 
-/// The page of a `--frontier` or `--threads` run, made from its export as the file holds it.
-pub fn run_page(report: &impl Serialize) -> anyhow::Result<String> {
-    page::render(&Export::from_value(json::export_value(report)?, "the run")?)
+/// The page of a frontier or threads run, made from its export as the file holds it.
+pub fn run_page(report: &impl Serialize, command: &[String]) -> anyhow::Result<String> {
+    page::render(&Export::from_value(
+        json::export_value(report, command)?,
+        "the run",
+    )?)
 }

@@ -181,9 +181,9 @@ impl Export {
     /// What kind of run it was, as the page names it.
     pub fn kind(&self) -> &'static str {
         match self.run.mode.as_str() {
-            "frontier" => "punctual bench --frontier",
-            "threads" => "punctual bench --threads",
-            "scale" => "punctual bench --scale",
+            "frontier" => "punctual frontier",
+            "threads" => "punctual threads",
+            "scale" => "punctual scale",
             _ => "punctual bench",
         }
     }

@@ -103,9 +103,8 @@ fn describe_order(order: f64) -> String {
 }
 
 pub fn render(report: &FrontierReport) -> String {
-    let mut out = String::from(
-        "punctual bench --frontier: CPU per wait against tail lateness, on this machine\n",
-    );
+    let mut out =
+        String::from("punctual frontier: CPU per wait against tail lateness, on this machine\n");
     out.push_str(&header(&report.environment));
     let _ = writeln!(out, "  {:<16} {}", "run", describe_run(report));
     for size in &report.run.waits {

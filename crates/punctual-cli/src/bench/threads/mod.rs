@@ -1,4 +1,4 @@
-//! `punctual bench --threads N --wait-range MIN..MAX`: many sleepers at once. For each
+//! `punctual threads N --wait-range MIN..MAX`: many sleepers at once. For each
 //! method, N threads each sleep waits drawn at random from the range, all together, for
 //! `--duration`; the methods take turns in slices of a second at most, so that whatever
 //! else the machine does falls on all of them alike. With more threads than cores, this
@@ -10,13 +10,14 @@ pub mod command;
 mod crew;
 mod table;
 
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::load::{Load, LoadKind};
+use super::load::LoadKind;
 use super::method::{MethodSpec, SpinCounts};
 use super::methods;
+use super::session::RunContext;
 use super::stats::{Lateness, Recorder};
 use crate::environment::Environment;
 use crate::export::json::{percentiles, PercentilePoint};
@@ -47,7 +48,7 @@ pub const DEFAULT_METHODS: [&MethodSpec; 3] = [
 /// The longest turn a method's crew gets before the next method's.
 const SLICE: Duration = Duration::from_secs(1);
 
-/// A checked `punctual bench --threads` invocation.
+/// A checked `punctual threads` invocation.
 #[derive(Debug, Clone)]
 pub struct ThreadsOptions {
     pub methods: Vec<&'static MethodSpec>,
@@ -55,9 +56,6 @@ pub struct ThreadsOptions {
     pub range: WaitRange,
     /// Measuring time per method.
     pub duration: Duration,
-    pub load: LoadKind,
-    pub load_threads: usize,
-    pub mock: bool,
 }
 
 /// How the run was made.
@@ -77,6 +75,9 @@ pub struct ThreadsRun {
     pub load: LoadKind,
     /// How many load threads ran.
     pub load_threads: usize,
+    /// Whether Ctrl-C stopped the run before it measured all it was asked to: each
+    /// method's figures are then those of the slices it ran until then.
+    pub interrupted: bool,
 }
 
 /// One method's crew over the run.
@@ -125,25 +126,12 @@ struct Account {
 }
 
 /// Runs every method's crew in turns.
-pub fn run(options: &ThreadsOptions) -> anyhow::Result<ThreadsReport> {
-    let environment = if options.mock {
-        Environment::mock()
-    } else {
-        Environment::collect()
-    };
-    let load = Load::start(options.load, options.load_threads)?;
-    let mut notes = load.notes.clone();
-    let seed = if options.mock {
-        0x5eed
-    } else {
-        SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64)
-    };
+pub fn run(options: &ThreadsOptions, context: &RunContext) -> anyhow::Result<ThreadsReport> {
+    let mock = context.mock;
     let crews = options
         .methods
         .iter()
-        .map(|&spec| Crew::start(spec, options.threads, options.range, seed, options.mock))
+        .map(|&spec| Crew::start(spec, options.threads, options.range, context.seed, mock))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut accounts = vec![Account::default(); crews.len()];
     let mut recorders = vec![Recorder::default(); crews.len()];
@@ -152,8 +140,8 @@ pub fn run(options: &ThreadsOptions) -> anyhow::Result<ThreadsReport> {
         .as_nanos()
         .div_ceil(SLICE.as_nanos())
         .max(1) as u32;
-    let mut progress = Progress::steps(crews.len(), options.mock);
-    for k in 0..slices {
+    let mut progress = Progress::steps(crews.len(), mock);
+    'slices: for k in 0..slices {
         let slice = (options.duration / slices).max(Duration::from_nanos(1));
         for (i, crew) in crews.iter().enumerate() {
             progress.label(format!(
@@ -166,41 +154,35 @@ pub fn run(options: &ThreadsOptions) -> anyhow::Result<ThreadsReport> {
             let started = Instant::now();
             let ran = crew.run(slice, &mut recorders[i])?;
             let account = &mut accounts[i];
-            account.wall += if options.mock { ran } else { started.elapsed() };
+            account.wall += if mock { ran } else { started.elapsed() };
             account.process_cpu += process_cpu().saturating_sub(cpu_before);
             progress.advance(i, f64::from(k + 1) / f64::from(slices));
+            if context.interrupted() {
+                break 'slices;
+            }
         }
     }
     progress.finish();
     let mut results = Vec::with_capacity(crews.len());
     for ((crew, account), recorder) in crews.into_iter().zip(accounts).zip(&recorders) {
         let spec = crew.spec;
-        results.push(result(
-            spec,
-            crew.finish()?,
-            recorder,
-            account,
-            options.mock,
-        ));
+        results.push(result(spec, crew.finish()?, recorder, account, mock));
     }
-    drop(load);
-    if !options.mock && sys::Os::process_cpu_time().is_none() {
+    let mut notes = context.notes();
+    if !mock && sys::Os::process_cpu_time().is_none() {
         notes.push("this platform has no process CPU clock: `cores` reads 0".to_string());
     }
     Ok(ThreadsReport {
-        environment,
+        environment: context.environment.clone(),
         run: ThreadsRun {
             mode: "threads",
             threads: options.threads,
             wait_min_ns: options.range.min.as_nanos() as u64,
             wait_max_ns: options.range.max.as_nanos() as u64,
             duration_per_method_ns: options.duration.as_nanos() as u64,
-            load: options.load,
-            load_threads: if options.load == LoadKind::None {
-                0
-            } else {
-                options.load_threads
-            },
+            load: context.load,
+            load_threads: context.load_threads,
+            interrupted: context.interrupted(),
         },
         results,
         notes,

@@ -58,8 +58,7 @@ fn row(out: &mut String, r: &ThreadsResult) {
 }
 
 pub fn render(report: &ThreadsReport) -> String {
-    let mut out =
-        String::from("punctual bench --threads: many sleepers at once, on this machine\n");
+    let mut out = String::from("punctual threads: many sleepers at once, on this machine\n");
     out.push_str(&header(&report.environment));
     let _ = writeln!(out, "  {:<16} {}", "run", describe_run(report));
     let _ = writeln!(
