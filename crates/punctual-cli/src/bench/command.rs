@@ -34,12 +34,8 @@ impl BenchMode for WaitTable {
         }
     }
 
-    fn json(&self, report: &Report, command: &[String]) -> anyhow::Result<Vec<u8>> {
-        export::json::bytes(&export::json::to_value(report, command)?)
-    }
-
-    fn page(&self, report: &Report, command: &[String]) -> anyhow::Result<String> {
-        crate::report::bench_page(report, command)
+    fn page(&self, report: &Report) -> anyhow::Result<String> {
+        crate::report::bench_page(report)
     }
 
     fn csv(&self, report: &Report) -> anyhow::Result<Vec<u8>> {

@@ -8,6 +8,8 @@ use super::report::{MethodResult, Report, RunInfo};
 use super::session::RunContext;
 use super::stats::Recorder;
 use super::worker::{Batch, Worker};
+use crate::export::json::percentiles;
+use crate::export::SCHEMA_VERSION;
 use crate::output::progress::Progress;
 
 /// Target wall time of one batch: short enough for the turns to interleave finely, long
@@ -93,6 +95,7 @@ pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Repor
                 summary,
                 cpu_share: summary.cpu_ns_per_wait as f64 / wait.as_nanos() as f64,
                 note,
+                lateness_percentiles: percentiles(recorder.histogram()),
             });
             histograms.push(recorder.histogram().clone());
         }
@@ -112,6 +115,7 @@ pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Repor
     }
     let recommendation = recommend::recommend(&results);
     Ok(Report {
+        schema_version: SCHEMA_VERSION,
         environment: context.environment.clone(),
         run: RunInfo {
             mode: options.mode.into(),
@@ -135,6 +139,7 @@ pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Repor
         scale: Vec::new(),
         recommendation,
         notes,
+        command: context.command.clone(),
         histograms,
     })
 }

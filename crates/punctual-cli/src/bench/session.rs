@@ -47,6 +47,8 @@ pub struct RunContext {
     pub load: LoadKind,
     /// How many load threads run: 0 with no load.
     pub load_threads: usize,
+    /// The command line that made the run, the program as `punctual`, for its exports.
+    pub command: Vec<String>,
     /// What degraded the load (a refused priority and the like).
     load_notes: Vec<String>,
 }
@@ -71,8 +73,8 @@ impl RunContext {
 
 /// One bench mode: what it measures, and how it shows it.
 pub trait BenchMode {
-    /// What one run of the mode produced.
-    type Report;
+    /// What one run of the mode produced; its JSON export is the report itself.
+    type Report: serde::Serialize;
 
     /// Measures, checking [`RunContext::interrupted`] after each batch.
     fn run(&self, context: &RunContext) -> anyhow::Result<Self::Report>;
@@ -80,11 +82,13 @@ pub trait BenchMode {
     /// The table printed on standard output.
     fn table(&self, report: &Self::Report) -> String;
 
-    /// The JSON export; `command` is the command line that made the run.
-    fn json(&self, report: &Self::Report, command: &[String]) -> anyhow::Result<Vec<u8>>;
+    /// The JSON export (see `docs/export.md`).
+    fn json(&self, report: &Self::Report) -> anyhow::Result<Vec<u8>> {
+        crate::export::json::bytes(report)
+    }
 
-    /// The self-contained HTML page, made from the JSON export.
-    fn page(&self, report: &Self::Report, command: &[String]) -> anyhow::Result<String>;
+    /// The self-contained HTML page, made from the report as its export holds it.
+    fn page(&self, report: &Self::Report) -> anyhow::Result<String>;
 
     /// The CSV export, for the modes whose command line offers it.
     fn csv(&self, _report: &Self::Report) -> anyhow::Result<Vec<u8>> {
@@ -142,6 +146,7 @@ pub fn execute<M: BenchMode>(
         } else {
             load_threads
         },
+        command: command.to_vec(),
         load_notes: load.notes.clone(),
     };
     let report = mode.run(&context)?;
@@ -152,7 +157,7 @@ pub fn execute<M: BenchMode>(
             "punctual: stopped early by Ctrl-C; the results are what was measured until then\n",
         );
     }
-    let written = destinations.write(mode, &report, command);
+    let written = destinations.write(mode, &report);
     Ok(if !written {
         ExitCode::FAILURE
     } else if interrupted {

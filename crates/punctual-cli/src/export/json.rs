@@ -1,50 +1,11 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use crate::bench::Report;
-
-/// The wait table's report as the JSON export holds it: `{"environment": {...}, "run":
-/// {...}, "results": [...], "recommendation": ..., "notes": [...], "command": [...]}`; each
-/// result also carries its `lateness_percentiles`, the points of its lateness distribution,
-/// so that `punctual report` can draw it from the file.
-pub fn to_value(report: &Report, command: &[String]) -> anyhow::Result<Value> {
-    let mut value = serde_json::to_value(report)?;
-    if let Some(Value::Array(results)) = value.get_mut("results") {
-        for (result, histogram) in results.iter_mut().zip(&report.histograms) {
-            if let Value::Object(fields) = result {
-                fields.insert(
-                    "lateness_percentiles".into(),
-                    serde_json::to_value(percentiles(histogram))?,
-                );
-            }
-        }
-    }
-    with_command(&mut value, command);
-    Ok(value)
-}
-
-/// A report of any mode whose export is the report itself (a frontier or threads run) as
-/// its JSON export holds it: with the `"command"`.
-pub fn export_value(report: &impl Serialize, command: &[String]) -> anyhow::Result<Value> {
-    let mut value = serde_json::to_value(report)?;
-    with_command(&mut value, command);
-    Ok(value)
-}
-
-/// An export's value as its file is written: pretty, ending in a newline.
-pub fn bytes(value: &Value) -> anyhow::Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec_pretty(value)?;
+/// A report as its export file holds it: pretty, ending in a newline.
+pub fn bytes(report: &impl Serialize) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(report)?;
     bytes.push(b'\n');
     Ok(bytes)
-}
-
-/// Adds `"command"`: the words of the command line that made the run (the program as
-/// `punctual`: its path says nothing about the run), as the run's context holds them.
-fn with_command(value: &mut Value, command: &[String]) {
-    if let Value::Object(fields) = value {
-        fields.insert("command".into(), command.into());
-    }
 }
 
 /// One point of a lateness distribution: this share of waits woke at most so late.

@@ -68,7 +68,7 @@ impl Destinations {
 
     /// Writes the table and every export, plot and page, each whatever became of the
     /// others; reports each failure on standard error and returns whether all were written.
-    pub fn write<M: BenchMode>(&self, mode: &M, report: &M::Report, command: &[String]) -> bool {
+    pub fn write<M: BenchMode>(&self, mode: &M, report: &M::Report) -> bool {
         let mut written = true;
         let mut outcome = |result: anyhow::Result<()>| {
             if let Err(error) = result {
@@ -81,7 +81,7 @@ impl Destinations {
         }
         for (format, destination) in &self.exports {
             let bytes = match format {
-                Export::Json => mode.json(report, command),
+                Export::Json => mode.json(report),
                 Export::Csv => mode.csv(report),
                 Export::Markdown => mode.markdown(report),
             };
@@ -93,7 +93,7 @@ impl Destinations {
                 .map(|plot| plot.write_listed(mode.plot(report), "plot")),
             self.page
                 .as_ref()
-                .map(|page| page.write_listed(mode.page(report, command), "report")),
+                .map(|page| page.write_listed(mode.page(report), "report")),
         ];
         let (mut listing, mut failed) = (String::new(), Vec::new());
         gather_listed(listed, self.table_to_stdout, &mut listing, &mut failed);

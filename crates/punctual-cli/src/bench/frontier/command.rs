@@ -5,7 +5,6 @@ use std::process::ExitCode;
 use super::{plot, run, table, FrontierOptions, FrontierReport};
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
 use crate::cli::FrontierArgs;
-use crate::export::json;
 use crate::usage;
 
 impl BenchMode for FrontierOptions {
@@ -19,12 +18,8 @@ impl BenchMode for FrontierOptions {
         table::render(report)
     }
 
-    fn json(&self, report: &FrontierReport, command: &[String]) -> anyhow::Result<Vec<u8>> {
-        json::bytes(&json::export_value(report, command)?)
-    }
-
-    fn page(&self, report: &FrontierReport, command: &[String]) -> anyhow::Result<String> {
-        crate::report::run_page(report, command)
+    fn page(&self, report: &FrontierReport) -> anyhow::Result<String> {
+        crate::report::frontier_page(report)
     }
 
     fn plot(&self, report: &FrontierReport) -> anyhow::Result<String> {

@@ -17,15 +17,16 @@ mod table;
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::load::LoadKind;
 use super::session::RunContext;
 use super::stats::{Recorder, Summary};
 use super::worker::{Batch, Worker};
-use super::{batch_size, Mode, Phase};
+use super::{batch_size, Mode, Phase, RunMode};
 use crate::environment::Environment;
 use crate::export::json::{percentiles, PercentilePoint};
+use crate::export::SCHEMA_VERSION;
 use crate::output::progress::Progress;
 pub use contenders::Family;
 pub use placement::sweep_verdict;
@@ -42,10 +43,10 @@ pub struct FrontierOptions {
 }
 
 /// How the run was made.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FrontierRun {
     /// Always `frontier`.
-    pub mode: &'static str,
+    pub mode: RunMode,
     /// `aligned` or `scrambled`.
     pub phase: Phase,
     /// The background load.
@@ -59,18 +60,19 @@ pub struct FrontierRun {
     /// Whether Ctrl-C stopped the run before it measured all it was asked to: the points
     /// of the wait it stopped at are then what was measured until the end of the batch
     /// under way, and no later wait was measured.
+    #[serde(default)]
     pub interrupted: bool,
 }
 
 /// One wait of the run and how many samples each contender took there.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct WaitSize {
     pub wait_ns: u64,
     pub samples_per_contender: u64,
 }
 
 /// One contender at one wait: a point on the plot.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FrontierPoint {
     /// `fixed-margin`, `spin-sleep`, `hybrid` or `async-spin`.
     pub family: Family,
@@ -90,12 +92,17 @@ pub struct FrontierPoint {
     /// CPU time per wait as a share of the wait.
     pub cpu_share: f64,
     /// The points of its lateness distribution, as a wait table's results carry them.
+    #[serde(default)]
     pub lateness_percentiles: Vec<PercentilePoint>,
 }
 
-/// Everything a frontier run produced.
-#[derive(Debug, Clone, Serialize)]
+/// Everything a frontier run produced: its JSON export is this struct, written and read
+/// back.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FrontierReport {
+    /// See [`crate::export::SCHEMA_VERSION`]; 0 in an export from before it was written.
+    #[serde(default)]
+    pub schema_version: u32,
     pub environment: Environment,
     pub run: FrontierRun,
     /// Every contender at every wait, waits in the order given.
@@ -104,6 +111,9 @@ pub struct FrontierReport {
     pub placements: Vec<Placement>,
     /// Anything that degraded the run.
     pub notes: Vec<String>,
+    /// The command line that made the run, the program as `punctual`.
+    #[serde(default)]
+    pub command: Vec<String>,
 }
 
 /// Samples per contender at `wait` when `--samples` does not say: about two seconds of
@@ -199,9 +209,10 @@ pub fn run(options: &FrontierOptions, context: &RunContext) -> anyhow::Result<Fr
         notes.push("this platform has no per-thread CPU clock: CPU figures read 0".to_string());
     }
     Ok(FrontierReport {
+        schema_version: SCHEMA_VERSION,
         environment: context.environment.clone(),
         run: FrontierRun {
-            mode: "frontier",
+            mode: RunMode::Frontier,
             phase: options.phase,
             load: context.load,
             load_threads: context.load_threads,
@@ -212,6 +223,7 @@ pub fn run(options: &FrontierOptions, context: &RunContext) -> anyhow::Result<Fr
         points,
         placements,
         notes,
+        command: context.command.clone(),
     })
 }
 

@@ -130,6 +130,7 @@ pub fn run(options: &ScaleOptions, context: &RunContext) -> anyhow::Result<Repor
     }
     notes.extend(comparisons(&scale));
     Ok(Report {
+        schema_version: crate::export::SCHEMA_VERSION,
         environment: context.environment.clone(),
         run: RunInfo {
             mode: RunMode::Scale,
@@ -147,6 +148,7 @@ pub fn run(options: &ScaleOptions, context: &RunContext) -> anyhow::Result<Repor
         scale,
         recommendation: None,
         notes,
+        command: context.command.clone(),
         histograms: Vec::new(),
     })
 }

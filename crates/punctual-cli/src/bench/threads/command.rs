@@ -5,7 +5,6 @@ use std::process::ExitCode;
 use super::{run, table, ThreadsOptions, ThreadsReport, DEFAULT_METHODS, DEFAULT_RANGE};
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
 use crate::cli::ThreadsArgs;
-use crate::export::json;
 use crate::usage;
 
 impl BenchMode for ThreadsOptions {
@@ -19,12 +18,8 @@ impl BenchMode for ThreadsOptions {
         table::render(report)
     }
 
-    fn json(&self, report: &ThreadsReport, command: &[String]) -> anyhow::Result<Vec<u8>> {
-        json::bytes(&json::export_value(report, command)?)
-    }
-
-    fn page(&self, report: &ThreadsReport, command: &[String]) -> anyhow::Result<String> {
-        crate::report::run_page(report, command)
+    fn page(&self, report: &ThreadsReport) -> anyhow::Result<String> {
+        crate::report::threads_page(report)
     }
 }
 

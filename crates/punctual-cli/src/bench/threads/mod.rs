@@ -12,15 +12,17 @@ mod table;
 
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::load::LoadKind;
 use super::method::{MethodSpec, SpinCounts};
 use super::methods;
 use super::session::RunContext;
 use super::stats::{Lateness, Recorder};
+use super::RunMode;
 use crate::environment::Environment;
 use crate::export::json::{percentiles, PercentilePoint};
+use crate::export::SCHEMA_VERSION;
 use crate::output::progress::Progress;
 use crate::sys::{self, Platform};
 use crew::Crew;
@@ -59,10 +61,10 @@ pub struct ThreadsOptions {
 }
 
 /// How the run was made.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ThreadsRun {
     /// Always `threads`.
-    pub mode: &'static str,
+    pub mode: RunMode,
     /// Threads per method, all sleeping at once.
     pub threads: usize,
     /// The shortest wait drawn.
@@ -77,11 +79,12 @@ pub struct ThreadsRun {
     pub load_threads: usize,
     /// Whether Ctrl-C stopped the run before it measured all it was asked to: each
     /// method's figures are then those of the slices it ran until then.
+    #[serde(default)]
     pub interrupted: bool,
 }
 
 /// One method's crew over the run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ThreadsResult {
     /// The method's name, as `--methods` takes it.
     pub method: String,
@@ -105,17 +108,25 @@ pub struct ThreadsResult {
     /// Sleeps done natively all the way, no recent oversleep fitting in the budget.
     pub native_only: Option<u64>,
     /// The points of its lateness distribution, as a wait table's results carry them.
+    #[serde(default)]
     pub lateness_percentiles: Vec<PercentilePoint>,
 }
 
-/// Everything a threads run produced.
-#[derive(Debug, Clone, Serialize)]
+/// Everything a threads run produced: its JSON export is this struct, written and read
+/// back.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ThreadsReport {
+    /// See [`crate::export::SCHEMA_VERSION`]; 0 in an export from before it was written.
+    #[serde(default)]
+    pub schema_version: u32,
     pub environment: Environment,
     pub run: ThreadsRun,
     pub results: Vec<ThreadsResult>,
     /// Anything that degraded the run.
     pub notes: Vec<String>,
+    /// The command line that made the run, the program as `punctual`.
+    #[serde(default)]
+    pub command: Vec<String>,
 }
 
 /// Per method: CPU and wall time summed over its slices.
@@ -173,9 +184,10 @@ pub fn run(options: &ThreadsOptions, context: &RunContext) -> anyhow::Result<Thr
         notes.push("this platform has no process CPU clock: `cores` reads 0".to_string());
     }
     Ok(ThreadsReport {
+        schema_version: SCHEMA_VERSION,
         environment: context.environment.clone(),
         run: ThreadsRun {
-            mode: "threads",
+            mode: RunMode::Threads,
             threads: options.threads,
             wait_min_ns: options.range.min.as_nanos() as u64,
             wait_max_ns: options.range.max.as_nanos() as u64,
@@ -186,6 +198,7 @@ pub fn run(options: &ThreadsOptions, context: &RunContext) -> anyhow::Result<Thr
         },
         results,
         notes,
+        command: context.command.clone(),
     })
 }
 
