@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use super::{plot, run, table, FrontierOptions, FrontierReport};
+use super::{plot, run, FrontierOptions, FrontierReport};
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
 use crate::cli::FrontierArgs;
 use crate::usage;
@@ -15,7 +15,7 @@ impl BenchMode for FrontierOptions {
     }
 
     fn table(&self, report: &FrontierReport) -> String {
-        table::render(report)
+        crate::output::frontier::render(report)
     }
 
     fn page(&self, report: &FrontierReport) -> anyhow::Result<String> {

@@ -13,7 +13,6 @@ mod contenders;
 mod mock;
 mod placement;
 pub mod plot;
-mod table;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use super::{run, table, ThreadsOptions, ThreadsReport, DEFAULT_METHODS, DEFAULT_RANGE};
+use super::{run, ThreadsOptions, ThreadsReport, DEFAULT_METHODS, DEFAULT_RANGE};
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
 use crate::cli::ThreadsArgs;
 use crate::usage;
@@ -15,7 +15,7 @@ impl BenchMode for ThreadsOptions {
     }
 
     fn table(&self, report: &ThreadsReport) -> String {
-        table::render(report)
+        crate::output::threads::render(report)
     }
 
     fn page(&self, report: &ThreadsReport) -> anyhow::Result<String> {

@@ -8,7 +8,6 @@
 
 pub mod command;
 mod crew;
-mod table;
 
 use std::time::{Duration, Instant};
 

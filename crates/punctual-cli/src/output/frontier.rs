@@ -4,8 +4,8 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use super::{FrontierPoint, FrontierReport, Placement};
-use crate::output::table::header;
+use super::table::header;
+use crate::bench::frontier::{sweep_verdict, FrontierPoint, FrontierReport, Placement};
 use crate::units::{format_nanos, wait_label};
 
 fn describe_run(report: &FrontierReport) -> String {
@@ -98,7 +98,7 @@ fn placement(out: &mut String, p: &Placement) {
 fn describe_order(order: f64) -> String {
     format!(
         "fixed margins: p99 against margin, rank correlation {order:+.2}: {}",
-        super::placement::sweep_verdict(order)
+        sweep_verdict(order)
     )
 }
 

@@ -3,8 +3,8 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use super::{ThreadsReport, ThreadsResult};
-use crate::output::table::header;
+use super::table::header;
+use crate::bench::threads::{ThreadsReport, ThreadsResult};
 use crate::units::{format_duration, format_nanos, wait_label};
 
 fn describe_run(report: &ThreadsReport) -> String {
