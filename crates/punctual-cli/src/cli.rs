@@ -23,13 +23,20 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Compare every way to wait, side by side, on this machine.
+    /// Compare every way to wait, side by side, on this machine: the wait table.
     Bench(Box<BenchArgs>),
+    /// What each way of spinning buys: CPU per wait against tail lateness, for a sweep of
+    /// fixed margins and spin_sleep's accuracies, with the adaptive methods placed among them.
+    Frontier(Box<FrontierArgs>),
+    /// Many sleepers at once: N threads per method, each sleeping random waits.
+    Threads(Box<ThreadsArgs>),
+    /// N timers pending at once, punctual's driver beside tokio::time.
+    Scale(Box<ScaleArgs>),
     /// What does a plain OS sleep really cost here? Detects the sleep quantum.
     Probe(ProbeArgs),
     /// Periodic wake-ups on a fixed grid, measured and reported as cyclictest does.
     Grid(GridArgs),
-    /// Turn one `bench --export-json` file into an HTML page, or two into a page that
+    /// Turn one `--export-json` file of any mode into an HTML page, or two into a page that
     /// compares them (two machines, or before and after a change).
     Report(ReportArgs),
 }
@@ -39,8 +46,7 @@ pub enum Command {
 pub struct BenchArgs {
     /// Methods to compare, comma-separated, and the groups `all` (the methods that run on
     /// every OS) and `os` (this OS's own ways to wait: Sleep, timers, epoll...); see
-    /// --list-methods. With --scale: async, async-rt, async-spin and tokio, and when named,
-    /// async-mt, async-mtw and tokio-mt (on a tokio multi-thread runtime).
+    /// --list-methods.
     #[arg(long, value_name = "LIST", default_value = "all", default_value_ifs([("preset", "timetest", "os"), ("preset", "deadline-sleep", "std,native,hybrid")]), value_parser = parse_methods)]
     pub methods: MethodList,
 
@@ -69,8 +75,7 @@ pub struct BenchArgs {
     #[arg(long, value_enum, conflicts_with_all = ["duration", "scale", "frontier", "threads"])]
     pub preset: Option<Preset>,
 
-    /// Waits to measure per method and wait length [default: measure for --duration]. With
-    /// --scale: at least this many timers per method and N [default: 100].
+    /// Waits to measure per method and wait length [default: measure for --duration].
     #[arg(long, value_name = "N", allow_hyphen_values = true, conflicts_with = "duration", default_value_ifs([("preset", "timetest", "50"), ("preset", "deadline-sleep", "5")]), value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub samples: Option<u64>,
 
@@ -90,13 +95,8 @@ pub struct BenchArgs {
     #[arg(long, value_enum, default_value = "aligned")]
     pub phase: Phase,
 
-    /// Background busy threads, at lower, the same or higher priority than the waits.
-    #[arg(long, value_enum, default_value = "none")]
-    pub load: LoadKind,
-
-    /// How many load threads [default: one per CPU].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub load_threads: Option<u64>,
+    #[command(flatten)]
+    pub run: RunArgs,
 
     /// Write the results as JSON (`-` for standard output).
     #[arg(long, value_name = "FILE")]
@@ -116,60 +116,37 @@ pub struct BenchArgs {
 
     /// Write one self-contained HTML page of the run (per wait the table, the lateness
     /// distribution of every method and CPU per wait against p99 and p99.9; the environment
-    /// and the command), for a browser, a phone or a printer; of any mode (per N timers
-    /// with --scale, one part of all methods with --threads).
+    /// and the command), for a browser, a phone or a printer.
     #[arg(long, value_name = "FILE.html", value_parser = parse_html_path)]
     pub report: Option<PathBuf>,
 
-    /// Scale mode: for each N listed (e.g. 1,1000,100000,1000000), N timers pending at
-    /// once with deadlines spread over 1 to 100 ms, one task each on a tokio current-thread
-    /// runtime; lateness percentiles, CPU and memory per timer, punctual's driver beside
-    /// tokio::time. Each method and N runs in a fresh process; rounds repeat until
-    /// --samples timers have fired.
+    /// Deprecated: `punctual scale N,...` (this flag goes in the next release).
     #[arg(long, value_name = "LIST", value_parser = parse_timer_counts, conflicts_with_all = ["waits", "duration", "warmup", "mode", "phase", "plot"])]
     pub scale: Option<TimerCounts>,
 
-    /// With --scale: at least this many rounds of N timers per method and N, so that a
-    /// run also shows what the first round does not (the executor's memory after many
-    /// tasks, a stall that comes every few seconds) [default: 1].
+    /// Deprecated, with --scale: `punctual scale --rounds N`.
     #[arg(long, value_name = "N", requires = "scale", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub rounds: Option<u64>,
 
-    /// With --scale: every timer of every round, one CSV row each (method, timers, round,
-    /// deadline_ns after the round's first possible deadline, late_ns), to see where a p99
-    /// came from: a stall, and the backlog after it. Some 36 bytes a timer.
+    /// Deprecated, with --scale: `punctual scale --export-timers FILE`.
     #[arg(long, value_name = "FILE", requires = "scale", value_parser = parse_timer_rows_path)]
     pub export_timers: Option<PathBuf>,
 
-    /// Frontier mode: for each --wait, in one interleaved run, punctual's native sleep then
-    /// a spin with a sweep of fixed margins (the frontier), spin_sleep with a sweep of
-    /// native accuracies, and the hybrid and async-spin placed among them: CPU per wait
-    /// against p99 and p99.9 lateness. --samples sets the samples per contender and wait
-    /// [default: about 2 s of waiting each, 500 to 5,000]; --plot draws it.
+    /// Deprecated: `punctual frontier` (this flag goes in the next release).
     #[arg(long, conflicts_with_all = ["methods", "duration", "mode", "scale", "export_csv", "export_markdown"])]
     pub frontier: bool,
 
-    /// Threads mode: N threads per method sleeping at once, each drawing its waits at
-    /// random from --wait-range, for --duration per method (methods take turns in slices of
-    /// at most a second); sleeps completed, cores used, lateness, and how often the
-    /// hybrid's margin hit its CPU cap. --methods names the methods; left out (or `all`),
-    /// they are native, hybrid and spin_sleep.
+    /// Deprecated: `punctual threads N` (this flag goes in the next release).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024), conflicts_with_all = ["waits", "samples", "warmup", "mode", "phase", "scale", "frontier", "plot", "export_csv", "export_markdown"])]
     pub threads: Option<u64>,
 
-    /// With --threads: the waits drawn, uniformly, both ends included [default: 100us..2ms].
+    /// Deprecated, with --threads: `punctual threads N --wait-range MIN..MAX`.
     #[arg(long, value_name = "MIN..MAX", requires = "threads", value_parser = parse_wait_range)]
     pub wait_range: Option<WaitRange>,
 
     /// List the methods and exit.
     #[arg(long)]
     pub list_methods: bool,
-
-    /// Hold /dev/cpu_dma_latency at this many microseconds for the run (0: the CPUs idle in
-    /// their shallowest state; on a virtual machine an idle vCPU then polls instead of
-    /// halting, which no CPU column shows). Named in the environment header; Linux only.
-    #[arg(long, value_name = "US", value_parser = clap::value_parser!(u32).range(0..=2_000_000_000))]
-    pub dma_latency: Option<u32>,
 
     /// Measure one method at the one N of --scale and print the result as JSON (how the
     /// scale mode runs each method in a process of its own).
@@ -179,10 +156,201 @@ pub struct BenchArgs {
     /// The worker's seed for its deadlines.
     #[arg(long, hide = true, default_value_t = 1)]
     pub scale_seed: u64,
+}
+
+impl BenchArgs {
+    /// The `punctual frontier` that the deprecated `bench --frontier` stands for.
+    pub fn as_frontier(&self) -> FrontierArgs {
+        FrontierArgs {
+            waits: self.waits.clone(),
+            samples: self.samples,
+            warmup: self.warmup,
+            phase: self.phase,
+            run: self.run.clone(),
+            export_json: self.export_json.clone(),
+            plot: self.plot.clone(),
+            report: self.report.clone(),
+        }
+    }
+
+    /// The `punctual threads N` that the deprecated `bench --threads N` stands for.
+    pub fn as_threads(&self, threads: u64) -> ThreadsArgs {
+        ThreadsArgs {
+            threads,
+            methods: self.methods.clone(),
+            wait_range: self.wait_range,
+            duration: self.duration,
+            run: self.run.clone(),
+            export_json: self.export_json.clone(),
+            report: self.report.clone(),
+        }
+    }
+
+    /// The `punctual scale N,...` that the deprecated `bench --scale N,...` stands for.
+    pub fn as_scale(&self, timers: TimerCounts) -> ScaleArgs {
+        ScaleArgs {
+            timers,
+            methods: self.methods.clone(),
+            samples: self.samples,
+            rounds: self.rounds,
+            export_timers: self.export_timers.clone(),
+            run: self.run.clone(),
+            export_json: self.export_json.clone(),
+            export_csv: self.export_csv.clone(),
+            export_markdown: self.export_markdown.clone(),
+            report: self.report.clone(),
+        }
+    }
+}
+
+/// What every bench mode shares: the state of the machine during the run.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Background busy threads, at lower, the same or higher priority than the waits.
+    #[arg(long, value_enum, default_value = "none")]
+    pub load: LoadKind,
+
+    /// How many load threads [default: one per CPU].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub load_threads: Option<u64>,
+
+    /// Hold /dev/cpu_dma_latency at this many microseconds for the run (0: the CPUs idle in
+    /// their shallowest state; on a virtual machine an idle vCPU then polls instead of
+    /// halting, which no CPU column shows). Named in the environment header; Linux only.
+    #[arg(long, value_name = "US", value_parser = clap::value_parser!(u32).range(0..=2_000_000_000))]
+    pub dma_latency: Option<u32>,
 
     /// Replace every method and clock with deterministic stand-ins (for tests).
     #[arg(long, hide = true)]
     pub mock_timer: bool,
+}
+
+/// `punctual frontier`: for each --wait, in one interleaved run, punctual's native sleep
+/// then a spin with a sweep of fixed margins (the frontier), spin_sleep with a sweep of
+/// native accuracies, and the hybrid and async-spin placed among them: CPU per wait against
+/// p99 and p99.9 lateness.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = RUN_AFTER_HELP)]
+pub struct FrontierArgs {
+    /// Wait lengths, comma-separated (e.g. 100us,1ms,10ms).
+    #[arg(long = "wait", value_name = "LIST", allow_hyphen_values = true, default_value = "100us,1ms,10ms", value_parser = units::parse_wait_list)]
+    pub waits: WaitList,
+
+    /// Samples per contender and wait [default: about 2 s of waiting each, 500 to 5,000].
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub samples: Option<u64>,
+
+    /// Unrecorded waits per contender before measuring each wait length.
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub warmup: u64,
+
+    /// aligned: each wait starts right after the last; scrambled: random work first.
+    #[arg(long, value_enum, default_value = "aligned")]
+    pub phase: Phase,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// Write the results as JSON (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+
+    /// Draw CPU per wait against p99 and p99.9 lateness, every contender, to an SVG file.
+    #[arg(long, value_name = "FILE.svg", value_parser = parse_svg_path)]
+    pub plot: Option<PathBuf>,
+
+    /// Write one self-contained HTML page of the run.
+    #[arg(long, value_name = "FILE.html", value_parser = parse_html_path)]
+    pub report: Option<PathBuf>,
+}
+
+/// `punctual threads N`: N threads per method sleeping at once, each drawing its waits at
+/// random from --wait-range, for --duration per method (methods take turns in slices of at
+/// most a second); sleeps completed, cores used, lateness, and how often the hybrid's margin
+/// hit its CPU cap.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = RUN_AFTER_HELP)]
+pub struct ThreadsArgs {
+    /// Threads per method, all sleeping at once.
+    #[arg(value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: u64,
+
+    /// Methods to compare, comma-separated (see `punctual bench --list-methods`); left out
+    /// (or `all`), native, hybrid and spin_sleep.
+    #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_methods)]
+    pub methods: MethodList,
+
+    /// The waits drawn, uniformly, both ends included [default: 100us..2ms].
+    #[arg(long, value_name = "MIN..MAX", value_parser = parse_wait_range)]
+    pub wait_range: Option<WaitRange>,
+
+    /// Measuring time per method.
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, default_value = "900ms", value_parser = parse_duration_budget)]
+    pub duration: Duration,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// Write the results as JSON (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+
+    /// Write one self-contained HTML page of the run.
+    #[arg(long, value_name = "FILE.html", value_parser = parse_html_path)]
+    pub report: Option<PathBuf>,
+}
+
+/// `punctual scale N,...`: for each N listed, N timers pending at once with deadlines spread
+/// over 1 to 100 ms, one task each on a tokio runtime; lateness percentiles, CPU and memory
+/// per timer, punctual's driver beside tokio::time. Each method and N runs in a fresh
+/// process; rounds repeat until --samples timers have fired.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = RUN_AFTER_HELP)]
+pub struct ScaleArgs {
+    /// The numbers of timers pending at once, comma-separated (e.g. 1,1000,100000).
+    #[arg(value_name = "N,...", value_parser = parse_timer_counts)]
+    pub timers: TimerCounts,
+
+    /// Methods to compare, comma-separated: async, async-rt, async-spin and tokio (`all`,
+    /// the default), and when named, async-mt, async-mtw and tokio-mt (on a tokio
+    /// multi-thread runtime).
+    #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_methods)]
+    pub methods: MethodList,
+
+    /// At least this many timers per method and N [default: 100].
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub samples: Option<u64>,
+
+    /// At least this many rounds of N timers per method and N, so that a run also shows
+    /// what the first round does not (the executor's memory after many tasks, a stall that
+    /// comes every few seconds) [default: 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub rounds: Option<u64>,
+
+    /// Every timer of every round, one CSV row each (method, timers, round, deadline_ns
+    /// after the round's first possible deadline, late_ns), to see where a p99 came from: a
+    /// stall, and the backlog after it. Some 36 bytes a timer.
+    #[arg(long, value_name = "FILE", value_parser = parse_timer_rows_path)]
+    pub export_timers: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// Write the results as JSON (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+
+    /// Write the results as CSV (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+
+    /// Write the results as a Markdown table (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+
+    /// Write one self-contained HTML page of the run (one part per N).
+    #[arg(long, value_name = "FILE.html", value_parser = parse_html_path)]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -298,15 +466,28 @@ quietly (exit code 0).
 Exit codes: 0 measured; 1 a setting was refused (then nothing is measured), an output could
 not be written, or the run failed; 2 bad arguments.";
 
-const BENCH_AFTER_HELP: &str = "\
+/// What every bench mode does with its outputs and Ctrl-C.
+macro_rules! run_after_help {
+    () => {
+        "\
 Every output file is checked before anything is measured, and written only once the run is
 done (an existing file is replaced whole, or left as it was). Ctrl-C stops the run at the end
-of the batch under way (with --scale, of the round): what was measured is still printed and
-exported, marked as stopped early (\"interrupted\": true in the JSON); a second Ctrl-C ends it
-at once. A closed standard output (`| head`) ends the table quietly (exit code 0).
+of the batch under way (of the round, for the scale mode; of the slice, for the threads mode):
+what was measured is still printed and exported, marked as stopped early (\"interrupted\":
+true in the JSON); a second Ctrl-C ends it at once. A closed standard output (`| head`) ends
+the table quietly (exit code 0).
 
 Exit codes: 0 measured; 1 an output could not be written (each that could be is) or the run
-failed; 2 bad arguments; 130 stopped early by Ctrl-C, with the results measured until then.";
+failed; 2 bad arguments; 130 stopped early by Ctrl-C, with the results measured until then."
+    };
+}
+const BENCH_AFTER_HELP: &str = concat!(
+    "--frontier, --threads N and --scale N,... are deprecated: they are `punctual frontier`,\n",
+    "`punctual threads N` and `punctual scale N,...`, and go in the next release.\n\n",
+    run_after_help!()
+);
+
+const RUN_AFTER_HELP: &str = run_after_help!();
 
 /// How many measuring threads `--threads` asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -43,8 +43,20 @@ fn run() -> anyhow::Result<ExitCode> {
         Ok(cli) => cli,
         Err(usage) => return Ok(usage_exit(&usage)),
     };
+    // The command line that made the run, for its exports: the program as `punctual` (its
+    // path says nothing about the run).
+    let command: Vec<String> = std::iter::once("punctual".to_string())
+        .chain(
+            std::env::args_os()
+                .skip(1)
+                .map(|a| a.to_string_lossy().into_owned()),
+        )
+        .collect();
     match cli.command {
-        Command::Bench(args) => bench::command::command(*args),
+        Command::Bench(args) => bench::command::command(*args, &command),
+        Command::Frontier(args) => bench::frontier::command::command(&args, &command),
+        Command::Threads(args) => bench::threads::command::command(&args, &command),
+        Command::Scale(args) => bench::scale::command::command(&args, &command),
         Command::Probe(args) => probe::command(&args).map(|()| ExitCode::SUCCESS),
         Command::Grid(args) => grid::command(&args),
         Command::Report(args) => report::command::command(&args).map(|()| ExitCode::SUCCESS),

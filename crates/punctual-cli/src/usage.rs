@@ -8,20 +8,22 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::bench::load::LoadKind;
-use crate::cli::BenchArgs;
+use clap::CommandFactory;
 
-/// What is wrong with `args` as a whole, if anything.
+use crate::bench::load::LoadKind;
+use crate::bench::session::Outputs;
+use crate::cli::{BenchArgs, Cli, RunArgs};
+
+/// A usage error for a combination clap's attributes do not catch: exit code 2.
+pub fn error(kind: clap::error::ErrorKind, message: String) -> ! {
+    Cli::command().error(kind, message).exit()
+}
+
+/// What is wrong with the flags only `punctual bench` has, if anything.
 pub fn check_bench(args: &BenchArgs) -> Result<(), String> {
-    if args.load_threads.is_some() && args.load == LoadKind::None {
-        return Err(
-            "--load-threads needs --load lower, same or higher: without a load there are no load threads"
-                .to_string(),
-        );
-    }
     if args.scale.is_none() {
         if args.rounds.is_some() {
-            return Err("--rounds needs --scale N,...: only the scale mode has rounds".into());
+            return Err("--rounds needs --scale N,... (better: `punctual scale N,... --rounds`): only the scale mode has rounds".into());
         }
         if args.export_timers.is_some() {
             return Err(
@@ -29,17 +31,35 @@ pub fn check_bench(args: &BenchArgs) -> Result<(), String> {
             );
         }
     }
-    let outputs = [
-        ("--export-json", &args.export_json),
-        ("--export-csv", &args.export_csv),
-        ("--export-markdown", &args.export_markdown),
-        ("--plot", &args.plot),
-        ("--report", &args.report),
-        ("--export-timers", &args.export_timers),
+    Ok(())
+}
+
+/// Exits with a usage error when the settings every mode shares, or the outputs, do not go
+/// together (`timers`: the scale mode's `--export-timers`).
+pub fn check_run(run: &RunArgs, outputs: Outputs, timers: Option<&Path>) {
+    if let Err(message) = run_problem(run, outputs, timers) {
+        error(clap::error::ErrorKind::ArgumentConflict, message);
+    }
+}
+
+fn run_problem(run: &RunArgs, outputs: Outputs, timers: Option<&Path>) -> Result<(), String> {
+    if run.load_threads.is_some() && run.load == LoadKind::None {
+        return Err(
+            "--load-threads needs --load lower, same or higher: without a load there are no load threads"
+                .to_string(),
+        );
+    }
+    let named = [
+        ("--export-json", outputs.json),
+        ("--export-csv", outputs.csv),
+        ("--export-markdown", outputs.markdown),
+        ("--plot", outputs.plot),
+        ("--report", outputs.page),
+        ("--export-timers", timers),
     ];
-    let given: Vec<(&str, &PathBuf)> = outputs
+    let given: Vec<(&str, &Path)> = named
         .iter()
-        .filter_map(|(flag, path)| path.as_ref().map(|p| (*flag, p)))
+        .filter_map(|(flag, path)| path.map(|p| (*flag, p)))
         .collect();
     for (i, (first, a)) in given.iter().enumerate() {
         for (second, b) in &given[i + 1..] {

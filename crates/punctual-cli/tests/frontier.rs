@@ -1,4 +1,4 @@
-//! `punctual bench --frontier` and `--threads` end to end, with the mock timer so every run
+//! `punctual frontier` and `punctual threads` end to end, with the mock timer so every run
 //! prints the same thing.
 
 mod common;
@@ -6,8 +6,7 @@ use common::{assert_fails_before_measuring, assert_usage_error, stdout_of, TempD
 
 fn mock_frontier(extra: &[&str]) -> String {
     let base = [
-        "bench",
-        "--frontier",
+        "frontier",
         "--mock-timer",
         "--samples",
         "300",
@@ -19,8 +18,7 @@ fn mock_frontier(extra: &[&str]) -> String {
 
 fn mock_threads(extra: &[&str]) -> String {
     let base = [
-        "bench",
-        "--threads",
+        "threads",
         "4",
         "--mock-timer",
         "--wait-range",

@@ -1,5 +1,6 @@
-//! Ctrl-C, sent as SIGINT to a running `punctual`: `bench` and `bench --scale` stop at the
-//! end of the batch they are in and still print, export and say that they stopped early
+//! Ctrl-C, sent as SIGINT to a running `punctual`: every bench mode (`bench`, `frontier`,
+//! `threads`, `scale`, and the deprecated `bench --frontier`, `--threads`, `--scale`) stops at
+//! the end of the batch it is in and still prints, exports and says that it stopped early
 //! (exit code 130); `grid` stops within a slice of its wait however long its interval, and a
 //! second Ctrl-C, which ends the process at once, leaves an existing `--json` file as it was.
 //!
@@ -84,6 +85,16 @@ mod linux {
     /// JSON export written with `"interrupted": true`, the CSV export written, the word on
     /// stderr.
     fn assert_stopped_early_with_results(output: &Output, dir: &TempDir, table_mark: &str) {
+        let json = assert_stopped_early(output, dir, table_mark);
+        assert_eq!(json["run"]["interrupted"], true, "{json}");
+        let csv = std::fs::read_to_string(dir.0.join("r.csv")).unwrap();
+        assert!(csv.lines().count() >= 2, "a header and a row: {csv}");
+    }
+
+    /// What a run of any mode stopped by Ctrl-C must still have done: exit 130, the table on
+    /// stdout with the note, the word on stderr, the JSON export `r.json` written and marked
+    /// as interrupted; returns the export.
+    fn assert_stopped_early(output: &Output, dir: &TempDir, table_mark: &str) -> serde_json::Value {
         let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
         assert_eq!(output.status.code(), Some(130), "{stdout}\n{stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
@@ -93,8 +104,115 @@ mod linux {
         let json: serde_json::Value =
             serde_json::from_slice(&std::fs::read(dir.0.join("r.json")).unwrap()).unwrap();
         assert_eq!(json["run"]["interrupted"], true, "{json}");
-        let csv = std::fs::read_to_string(dir.0.join("r.csv")).unwrap();
-        assert!(csv.lines().count() >= 2, "a header and a row: {csv}");
+        assert!(
+            json["notes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|n| n.as_str().unwrap().contains("stopped early by Ctrl-C")),
+            "{json}"
+        );
+        json
+    }
+
+    /// Starts `args` (a run far too long to end by itself, even with the mock clock, whose
+    /// waits take no time but whose samples still cost work), sends it Ctrl-C once its
+    /// handler is in place, and checks what it left.
+    fn stopped_early(what: &str, args: &[&str], table_mark: &str) -> serde_json::Value {
+        let dir = TempDir::new(what);
+        let args = [args, &["--export-json", "r.json"][..]].concat();
+        let child = spawn(&args, &dir);
+        interrupt_once_caught(child.id(), false);
+        let output = wait_at_most(child, Duration::from_secs(60));
+        assert_stopped_early(&output, &dir, table_mark)
+    }
+
+    #[test]
+    fn ctrl_c_stops_every_mode_and_keeps_what_it_measured() {
+        let json = stopped_early(
+            "bench-mock-ctrl-c",
+            &[
+                "bench",
+                "--mock-timer",
+                "--samples",
+                "100000000",
+                "--wait",
+                "1ms,10ms",
+            ],
+            "wait 1ms: lateness",
+        );
+        let results = json["results"].as_array().unwrap();
+        assert!(results.iter().all(|r| r["wait_ns"] == 1_000_000), "{json}");
+        assert!(results[0]["samples"].as_u64().unwrap() > 0, "{json}");
+
+        let json = stopped_early(
+            "frontier-mock-ctrl-c",
+            &[
+                "frontier",
+                "--mock-timer",
+                "--samples",
+                "100000000",
+                "--wait",
+                "1ms,10ms",
+            ],
+            "frontier",
+        );
+        let points = json["points"].as_array().unwrap();
+        assert!(points.iter().all(|p| p["wait_ns"] == 1_000_000), "{json}");
+        assert!(points[0]["samples"].as_u64().unwrap() > 0, "{json}");
+
+        let json = stopped_early(
+            "threads-mock-ctrl-c",
+            &["threads", "4", "--mock-timer", "--duration", "3600s"],
+            "threads",
+        );
+        let results = json["results"].as_array().unwrap();
+        assert!(results[0]["samples"].as_u64().unwrap() > 0, "{json}");
+        assert!(
+            results
+                .iter()
+                .all(|r| r["wall_ns"].as_u64().unwrap() < 3_600_000_000_000),
+            "no method ran its whole hour: {json}"
+        );
+
+        let json = stopped_early(
+            "scale-mock-ctrl-c",
+            &["scale", "20,50", "--mock-timer", "--rounds", "100000"],
+            "timers method",
+        );
+        let rows = json["scale"].as_array().unwrap();
+        assert!(!rows.is_empty() && rows.len() < 8, "{json}");
+    }
+
+    /// The case: `bench --frontier` and `bench --threads` went on to their end
+    /// through a Ctrl-C and exited 0. With the real clock, as a user runs them.
+    #[test]
+    fn ctrl_c_stops_the_deprecated_frontier_and_threads_flags() {
+        let json = stopped_early(
+            "frontier-ctrl-c",
+            &[
+                "bench",
+                "--frontier",
+                "--wait",
+                "1ms",
+                "--samples",
+                "100000000",
+            ],
+            "frontier",
+        );
+        assert!(
+            json["points"].as_array().is_some_and(|p| !p.is_empty()),
+            "{json}"
+        );
+        let json = stopped_early(
+            "threads-ctrl-c",
+            &["bench", "--threads", "2", "--duration", "3600s"],
+            "threads",
+        );
+        assert!(
+            json["results"].as_array().is_some_and(|r| !r.is_empty()),
+            "{json}"
+        );
     }
 
     #[test]

@@ -336,7 +336,7 @@ fn report_errors_say_what_is_wrong() {
         (vec!["not.json"], "not.json is not JSON"),
         (
             vec!["other.json"],
-            "other.json is not a `punctual bench --export-json` file",
+            "other.json is not a punctual export (`--export-json`)",
         ),
         (
             vec!["empty.json"],
@@ -370,4 +370,30 @@ fn report_errors_say_what_is_wrong() {
         &["report", "a.json", "b.json", "c.json", "-o", "p.html"],
         "no more were expected",
     );
+}
+
+/// Every mode's export as an older punctual wrote it (tests/fixtures/exports-0, from before
+/// `schema_version`) still makes a page, with its results in it.
+#[test]
+fn a_page_of_every_older_export() {
+    let fixtures =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/exports-0");
+    let dir = TempDir::new("report-fixtures");
+    for (name, mark) in [
+        ("bench", "spin_sleep"),
+        ("bench-grid", "hybrid"),
+        ("frontier", "async-spin"),
+        ("threads", "native"),
+        ("scale", "tokio"),
+    ] {
+        let page = dir.0.join(format!("{name}.html"));
+        let output = run(punctual()
+            .arg("report")
+            .arg(fixtures.join(format!("{name}.json")))
+            .arg("-o")
+            .arg(&page));
+        assert!(output.status.success(), "{name}: {output:?}");
+        let html = std::fs::read_to_string(&page).unwrap();
+        assert!(html.contains(mark), "{name}: {html}");
+    }
 }

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use anyhow::Context;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sys::{self, LoadPriority, Platform};
 
 /// Which load runs during the measurements.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum LoadKind {
     /// No background load.

@@ -2,13 +2,12 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::load::LoadKind;
 use super::method::MethodSpec;
 
 /// How waits follow one another.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Back-to-back waits of the given length, each measured from its own start.
@@ -18,7 +17,7 @@ pub enum Mode {
 }
 
 /// Whether waits start right after the previous wake, or after random work.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Phase {
     /// Each wait starts as soon as the previous one ended.
@@ -44,7 +43,4 @@ pub struct BenchOptions {
     pub warmup: u64,
     pub mode: Mode,
     pub phase: Phase,
-    pub load: LoadKind,
-    pub load_threads: usize,
-    pub mock: bool,
 }

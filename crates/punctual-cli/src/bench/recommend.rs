@@ -187,6 +187,7 @@ mod tests {
             },
             cpu_share,
             note: None,
+            lateness_percentiles: Vec::new(),
         }
     }
 

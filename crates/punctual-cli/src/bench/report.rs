@@ -2,24 +2,31 @@
 //! plot read it, and nothing else.
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::load::LoadKind;
 use super::options::{Mode, Phase};
 use super::scale::ScaleResult;
 use super::stats::Summary;
 use crate::environment::Environment;
+use crate::export::json::PercentilePoint;
 
-/// What a run measured: waits of given lengths (single or grid), or many timers at once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// What a run measured: waits of given lengths (single or grid), many timers at once, the
+/// frontier, or many sleepers at once: the `run.mode` of every export, which tells the
+/// reader which report the rest of the file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RunMode {
     /// Back-to-back waits (`--mode single`).
     Single,
     /// Waits on a fixed grid (`--mode grid`).
     Grid,
-    /// N timers pending at once (`--scale`).
+    /// N timers pending at once (`punctual scale`).
     Scale,
+    /// CPU per wait against tail lateness (`punctual frontier`).
+    Frontier,
+    /// Many sleepers at once (`punctual threads`).
+    Threads,
 }
 
 impl From<Mode> for RunMode {
@@ -32,7 +39,7 @@ impl From<Mode> for RunMode {
 }
 
 /// How the run was made.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunInfo {
     /// `single`, `grid` or `scale`.
     pub mode: RunMode,
@@ -57,11 +64,12 @@ pub struct RunInfo {
     /// Whether Ctrl-C stopped the run before it measured all it was asked to: the results
     /// are then what was measured until the end of the batch under way (in scale mode, of
     /// the round under way), and nothing after it.
+    #[serde(default)]
     pub interrupted: bool,
 }
 
 /// One method at one wait length.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MethodResult {
     /// The method's name, as `--methods` takes it.
     pub method: String,
@@ -77,22 +85,34 @@ pub struct MethodResult {
     pub cpu_share: f64,
     /// What the method reported about itself after this wait length.
     pub note: Option<String>,
+    /// The points of its lateness distribution, for `punctual report` to draw.
+    #[serde(default)]
+    pub lateness_percentiles: Vec<PercentilePoint>,
 }
 
-/// Everything a run produced; the exporters and the table read it.
-#[derive(Debug, Clone, Serialize)]
+/// Everything a wait table's or a scale run produced: the table, the exporters and the
+/// page read it, and its JSON export is this struct, written and read back.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
+    /// See [`crate::export::SCHEMA_VERSION`]; 0 in an export from before it was written.
+    #[serde(default)]
+    pub schema_version: u32,
     pub environment: Environment,
     pub run: RunInfo,
     pub results: Vec<MethodResult>,
     /// One method with N timers pending at once, per method and N (scale mode).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scale: Vec<ScaleResult>,
     /// The one-line advice, when there is a method to advise.
     pub recommendation: Option<String>,
     /// Anything that degraded the run (refused priorities and the like).
     pub notes: Vec<String>,
-    /// The lateness histogram of each result, in the same order, for plots.
+    /// The command line that made the run, the program as `punctual`; empty in an export
+    /// from before it was written.
+    #[serde(default)]
+    pub command: Vec<String>,
+    /// The lateness histogram of each result, in the same order, for plots; not exported
+    /// (the results' percentiles are).
     #[serde(skip)]
     pub histograms: Vec<Histogram<u64>>,
 }

@@ -1,17 +1,16 @@
 //! The wait table's run: methods measured in turns, one batch each, round after round.
 
-use std::sync::atomic::Ordering;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use super::load::{Load, LoadKind};
 use super::options::{BenchOptions, Stop};
 use super::recommend;
-use super::report::{MethodResult, Report, RunInfo, STOPPED_EARLY};
+use super::report::{MethodResult, Report, RunInfo};
+use super::session::RunContext;
 use super::stats::Recorder;
 use super::worker::{Batch, Worker};
-use crate::environment::Environment;
+use crate::export::json::percentiles;
+use crate::export::SCHEMA_VERSION;
 use crate::output::progress::Progress;
-use crate::sys::INTERRUPTED;
 
 /// Target wall time of one batch: short enough for the turns to interleave finely, long
 /// enough that switching methods costs nothing measurable.
@@ -26,40 +25,23 @@ pub(super) fn batch_size(wait: Duration) -> u64 {
     (BATCH_TIME.as_nanos() / per_wait.as_nanos()).clamp(1, 2000) as u64
 }
 
-/// Whether Ctrl-C asked the run to stop (see [`INTERRUPTED`]).
-pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::Relaxed)
-}
-
 /// Runs the measurements. The environment is read first, before any load or method thread
 /// exists. A Ctrl-C ends the run at the end of the batch under way: that batch is kept, no
 /// other starts, and the report says so.
-pub fn run(options: &BenchOptions) -> anyhow::Result<Report> {
-    let environment = if options.mock {
-        Environment::mock()
-    } else {
-        Environment::collect()
-    };
-    let load = Load::start(options.load, options.load_threads)?;
-    let mut notes = load.notes.clone();
+pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Report> {
+    let mock = context.mock;
     let workers = options
         .methods
         .iter()
-        .map(|spec| Worker::start(spec, options.mock))
+        .map(|spec| Worker::start(spec, mock))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut progress = Progress::new(
         options.waits.len(),
         workers.len(),
         expected_time(options),
-        options.mock,
+        mock,
     );
-    let mut seed = if options.mock {
-        0x5eed
-    } else {
-        SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64)
-    };
+    let mut seed = context.seed;
     let mut results = Vec::new();
     let mut histograms = Vec::new();
     for &wait in &options.waits {
@@ -94,7 +76,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<Report> {
                 recorder.add_wall(result.wall.as_nanos());
                 method_notes[i] = result.note;
                 progress.advance(i, done_fraction(options.stop, recorder));
-                if interrupted() {
+                if context.interrupted() {
                     break 'batches;
                 }
             }
@@ -113,39 +95,33 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<Report> {
                 summary,
                 cpu_share: summary.cpu_ns_per_wait as f64 / wait.as_nanos() as f64,
                 note,
+                lateness_percentiles: percentiles(recorder.histogram()),
             });
             histograms.push(recorder.histogram().clone());
         }
-        if interrupted() {
+        if context.interrupted() {
             break;
         }
     }
     progress.finish();
-    let stopped_early = interrupted();
-    if stopped_early {
-        notes.push(STOPPED_EARLY.to_string());
-    }
+    let mut notes = context.notes();
     drop(workers);
-    drop(load);
     if results
         .iter()
         .any(|r| r.summary.cpu_ns_per_wait == 0 && r.summary.lateness.samples > 0)
-        && !options.mock
+        && !mock
     {
         notes.push("this platform has no per-thread CPU clock: CPU figures read 0".to_string());
     }
     let recommendation = recommend::recommend(&results);
     Ok(Report {
-        environment,
+        schema_version: SCHEMA_VERSION,
+        environment: context.environment.clone(),
         run: RunInfo {
             mode: options.mode.into(),
             phase: options.phase,
-            load: options.load,
-            load_threads: if options.load == LoadKind::None {
-                0
-            } else {
-                options.load_threads
-            },
+            load: context.load,
+            load_threads: context.load_threads,
             samples_per_method: match options.stop {
                 Stop::Samples(n) => Some(n),
                 Stop::Duration(_) => None,
@@ -157,12 +133,13 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<Report> {
             warmup: options.warmup,
             timers: None,
             min_rounds: None,
-            interrupted: stopped_early,
+            interrupted: context.interrupted(),
         },
         results,
         scale: Vec::new(),
         recommendation,
         notes,
+        command: context.command.clone(),
         histograms,
     })
 }

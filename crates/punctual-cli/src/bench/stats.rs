@@ -162,7 +162,7 @@ pub struct Lateness {
 }
 
 /// The numbers a results row shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     #[serde(flatten)]
     pub lateness: Lateness,

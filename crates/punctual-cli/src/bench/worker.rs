@@ -48,10 +48,11 @@ pub type MakeMethod =
     Box<dyn FnOnce(Option<&MockClock>) -> anyhow::Result<Box<dyn Measured>> + Send>;
 
 /// A wait method with the measuring loop compiled for its own type: the loop calls the
-/// method, and reads the clock after it, directly, as a caller's own code does, where calls
-/// through a vtable after a long spin cost here 20 to 50 ns each (the `return_path`
-/// example of the library crate shows it).
-/// The loop is entered once per batch.
+/// method, and reads the clock after it, directly, as a caller's own code does, so that the
+/// lateness measured holds no indirect call the caller would not make (an indirect call
+/// after a long spin can miss the predictor and the cache; the library crate's
+/// `return_path` example measures what it costs on a machine). The loop is entered once per
+/// batch, through the vtable.
 pub trait Measured: WaitMethod {
     /// Measures one batch on the machine's clocks (`None`) or on a mock clock.
     fn measure(&mut self, mock: Option<&MockClock>, batch: Batch) -> BatchResult;

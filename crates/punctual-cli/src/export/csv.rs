@@ -1,11 +1,7 @@
 use std::fmt::Write;
 
-use super::Exporter;
 use crate::bench::stats::Lateness;
 use crate::bench::{Mode, Report, RunMode};
-
-/// One row per method and wait (in scale mode, per method and N); nanoseconds throughout.
-pub struct CsvExporter;
 
 const HEADER: &str = "method,ours,wait_ns,mode,samples,min_ns,mean_ns,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,early,early_max_ns,missed,cpu_ns_per_wait,cpu_share,self_reported_p50_ns,self_reported_p99_ns";
 
@@ -53,34 +49,33 @@ fn scale(report: &Report) -> anyhow::Result<Vec<u8>> {
     Ok(out.into_bytes())
 }
 
-impl Exporter for CsvExporter {
-    fn serialize(&self, report: &Report) -> anyhow::Result<Vec<u8>> {
-        if report.run.mode == RunMode::Scale {
-            return scale(report);
-        }
-        let mut out = String::from(HEADER);
-        out.push('\n');
-        for r in &report.results {
-            let s = &r.summary;
-            let mode = match r.mode {
-                Mode::Single => "single",
-                Mode::Grid => "grid",
-            };
-            writeln!(
-                out,
-                "{},{},{},{mode},{},{},{},{},{:.6},{},{}",
-                r.method,
-                r.ours,
-                r.wait_ns,
-                lateness(&s.lateness),
-                s.early_max_ns,
-                s.missed,
-                s.cpu_ns_per_wait,
-                r.cpu_share,
-                maybe(s.self_reported_p50_ns),
-                maybe(s.self_reported_p99_ns)
-            )?;
-        }
-        Ok(out.into_bytes())
+/// One row per method and wait (in scale mode, per method and N); nanoseconds throughout.
+pub fn export(report: &Report) -> anyhow::Result<Vec<u8>> {
+    if report.run.mode == RunMode::Scale {
+        return scale(report);
     }
+    let mut out = String::from(HEADER);
+    out.push('\n');
+    for r in &report.results {
+        let s = &r.summary;
+        let mode = match r.mode {
+            Mode::Single => "single",
+            Mode::Grid => "grid",
+        };
+        writeln!(
+            out,
+            "{},{},{},{mode},{},{},{},{},{:.6},{},{}",
+            r.method,
+            r.ours,
+            r.wait_ns,
+            lateness(&s.lateness),
+            s.early_max_ns,
+            s.missed,
+            s.cpu_ns_per_wait,
+            r.cpu_share,
+            maybe(s.self_reported_p50_ns),
+            maybe(s.self_reported_p99_ns)
+        )?;
+    }
+    Ok(out.into_bytes())
 }

@@ -1,64 +1,11 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use super::Exporter;
-use crate::bench::Report;
-
-/// `{"environment": {...}, "run": {...}, "results": [...], "recommendation": ..., "notes": [...],
-/// "command": [...]}`; each result also carries its `lateness_percentiles`, the points of its
-/// lateness distribution, so that `punctual report` can draw it from the file.
-pub struct JsonExporter;
-
-impl Exporter for JsonExporter {
-    fn serialize(&self, report: &Report) -> anyhow::Result<Vec<u8>> {
-        let mut bytes = serde_json::to_vec_pretty(&to_value(report)?)?;
-        bytes.push(b'\n');
-        Ok(bytes)
-    }
-}
-
-/// The report as the JSON export holds it.
-pub fn to_value(report: &Report) -> anyhow::Result<Value> {
-    let mut value = serde_json::to_value(report)?;
-    if let Some(Value::Array(results)) = value.get_mut("results") {
-        for (result, histogram) in results.iter_mut().zip(&report.histograms) {
-            if let Value::Object(fields) = result {
-                fields.insert(
-                    "lateness_percentiles".into(),
-                    serde_json::to_value(percentiles(histogram))?,
-                );
-            }
-        }
-    }
-    with_command(&mut value);
-    Ok(value)
-}
-
-/// A report of any mode whose export is the report itself (a `--frontier` or `--threads`
-/// run) as its JSON export holds it: with the `"command"`.
-pub fn export_value(report: &impl Serialize) -> anyhow::Result<Value> {
-    let mut value = serde_json::to_value(report)?;
-    with_command(&mut value);
-    Ok(value)
-}
-
-/// [`export_value`] as its file is written: pretty, ending in a newline.
-pub fn export_bytes(report: &impl Serialize) -> anyhow::Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec_pretty(&export_value(report)?)?;
+/// A report as its export file holds it: pretty, ending in a newline.
+pub fn bytes(report: &impl Serialize) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(report)?;
     bytes.push(b'\n');
     Ok(bytes)
-}
-
-/// Adds `"command"`: the words of the command line that made the run, the program as
-/// `punctual` (its path says nothing about the run).
-pub fn with_command(value: &mut Value) {
-    if let Value::Object(fields) = value {
-        let command: Vec<String> = std::iter::once("punctual".to_string())
-            .chain(std::env::args().skip(1))
-            .collect();
-        fields.insert("command".into(), command.into());
-    }
 }
 
 /// One point of a lateness distribution: this share of waits woke at most so late.

@@ -54,18 +54,6 @@ impl Destination {
             Destination::File(file) => file.write(bytes),
         }
     }
-
-    /// [`OutputFile::write_listed`]; standard output is not listed (the line is empty).
-    pub fn write_listed(
-        &self,
-        made: anyhow::Result<String>,
-        label: &str,
-    ) -> anyhow::Result<String> {
-        match self {
-            Destination::Stdout => self.write(made?.as_bytes()).map(|()| String::new()),
-            Destination::File(file) => file.write_listed(made, label),
-        }
-    }
 }
 
 /// A file checked as writable; see the module docs.

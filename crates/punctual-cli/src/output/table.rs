@@ -34,6 +34,8 @@ fn describe_run(run: &RunInfo) -> String {
             RunMode::Single => "single",
             RunMode::Grid => "grid",
             RunMode::Scale => "scale",
+            RunMode::Frontier => "frontier",
+            RunMode::Threads => "threads",
         },
         match run.phase {
             crate::bench::Phase::Aligned => "aligned",

@@ -15,18 +15,22 @@ mod parts;
 mod plots;
 mod sections;
 
-use serde::Serialize;
-
+use crate::bench::frontier::FrontierReport;
+use crate::bench::threads::ThreadsReport;
 use crate::bench::Report;
-use crate::export::json;
 use model::Export;
 
-/// The page of a wait table's run.
+/// The page of a wait table's or a scale run.
 pub fn bench_page(report: &Report) -> anyhow::Result<String> {
-    page::render(&Export::from_value(json::to_value(report)?, "the run")?)
+    page::render(&Export::of_table(report))
 }
 
-/// The page of a `--frontier` or `--threads` run, made from its export as the file holds it.
-pub fn run_page(report: &impl Serialize) -> anyhow::Result<String> {
-    page::render(&Export::from_value(json::export_value(report)?, "the run")?)
+/// The page of a frontier run.
+pub fn frontier_page(report: &FrontierReport) -> anyhow::Result<String> {
+    page::render(&Export::of_frontier(report))
+}
+
+/// The page of a threads run.
+pub fn threads_page(report: &ThreadsReport) -> anyhow::Result<String> {
+    page::render(&Export::of_threads(report))
 }

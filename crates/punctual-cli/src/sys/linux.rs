@@ -180,9 +180,9 @@ impl Platform for Os {
     /// glibc keeps freed blocks of up to 128 bytes in "fastbins" and merges them only when
     /// a later free builds a block of 64 KiB: then it walks every one of them at once. A
     /// tokio task is allocated with `posix_memalign`, whose trimmings are such small
-    /// blocks, so once 100,000 tasks have completed that walk stalled the executor for
-    /// 5 ms, near the end of every round from the third on (perf showed
-    /// `malloc_consolidate` under `free`). Without fastbins each free merges as it goes.
+    /// blocks, so after many completed tasks one free walks them all (`malloc_consolidate`
+    /// under `free`) and stalls the executor for milliseconds, which the scale mode would
+    /// show as its tail. Without fastbins each free merges as it goes.
     #[cfg(target_env = "gnu")]
     fn steady_allocator() -> Option<&'static str> {
         // SAFETY: mallopt only changes the allocator's parameters (mallopt(3)); M_MXFAST

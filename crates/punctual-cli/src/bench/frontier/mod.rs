@@ -1,4 +1,4 @@
-//! `punctual bench --frontier`: what each way of spinning buys, on this machine. For each
+//! `punctual frontier`: what each way of spinning buys, on this machine. For each
 //! wait, in one interleaved run, punctual's native sleep followed by a plain spin with a
 //! sweep of fixed margins (the frontier: the least tail lateness that a given CPU per wait
 //! buys), spin_sleep with a sweep of native accuracies (its default among them), and the
@@ -13,24 +13,25 @@ mod contenders;
 mod mock;
 mod placement;
 pub mod plot;
-mod table;
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::load::{Load, LoadKind};
+use super::load::LoadKind;
+use super::session::RunContext;
 use super::stats::{Recorder, Summary};
 use super::worker::{Batch, Worker};
-use super::{batch_size, Mode, Phase};
+use super::{batch_size, Mode, Phase, RunMode};
 use crate::environment::Environment;
 use crate::export::json::{percentiles, PercentilePoint};
+use crate::export::SCHEMA_VERSION;
 use crate::output::progress::Progress;
 pub use contenders::Family;
 pub use placement::sweep_verdict;
 pub use placement::Placement;
 
-/// A checked `punctual bench --frontier` invocation.
+/// A checked `punctual frontier` invocation.
 #[derive(Debug, Clone)]
 pub struct FrontierOptions {
     pub waits: Vec<Duration>,
@@ -38,16 +39,13 @@ pub struct FrontierOptions {
     pub samples: Option<u64>,
     pub warmup: u64,
     pub phase: Phase,
-    pub load: LoadKind,
-    pub load_threads: usize,
-    pub mock: bool,
 }
 
 /// How the run was made.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FrontierRun {
     /// Always `frontier`.
-    pub mode: &'static str,
+    pub mode: RunMode,
     /// `aligned` or `scrambled`.
     pub phase: Phase,
     /// The background load.
@@ -58,17 +56,22 @@ pub struct FrontierRun {
     pub warmup: u64,
     /// The waits measured, with the samples each contender took at each.
     pub waits: Vec<WaitSize>,
+    /// Whether Ctrl-C stopped the run before it measured all it was asked to: the points
+    /// of the wait it stopped at are then what was measured until the end of the batch
+    /// under way, and no later wait was measured.
+    #[serde(default)]
+    pub interrupted: bool,
 }
 
 /// One wait of the run and how many samples each contender took there.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct WaitSize {
     pub wait_ns: u64,
     pub samples_per_contender: u64,
 }
 
 /// One contender at one wait: a point on the plot.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FrontierPoint {
     /// `fixed-margin`, `spin-sleep`, `hybrid` or `async-spin`.
     pub family: Family,
@@ -88,12 +91,17 @@ pub struct FrontierPoint {
     /// CPU time per wait as a share of the wait.
     pub cpu_share: f64,
     /// The points of its lateness distribution, as a wait table's results carry them.
+    #[serde(default)]
     pub lateness_percentiles: Vec<PercentilePoint>,
 }
 
-/// Everything a frontier run produced.
-#[derive(Debug, Clone, Serialize)]
+/// Everything a frontier run produced: its JSON export is this struct, written and read
+/// back.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FrontierReport {
+    /// See [`crate::export::SCHEMA_VERSION`]; 0 in an export from before it was written.
+    #[serde(default)]
+    pub schema_version: u32,
     pub environment: Environment,
     pub run: FrontierRun,
     /// Every contender at every wait, waits in the order given.
@@ -102,6 +110,9 @@ pub struct FrontierReport {
     pub placements: Vec<Placement>,
     /// Anything that degraded the run.
     pub notes: Vec<String>,
+    /// The command line that made the run, the program as `punctual`.
+    #[serde(default)]
+    pub command: Vec<String>,
 }
 
 /// Samples per contender at `wait` when `--samples` does not say: about two seconds of
@@ -113,15 +124,9 @@ pub fn default_samples(wait: Duration) -> u64 {
 }
 
 /// Runs the contenders at every wait, interleaved in batches.
-pub fn run(options: &FrontierOptions) -> anyhow::Result<FrontierReport> {
-    let environment = if options.mock {
-        Environment::mock()
-    } else {
-        Environment::collect()
-    };
-    let load = Load::start(options.load, options.load_threads)?;
-    let mut notes = load.notes.clone();
-    let scales = contenders::Scales::here(options.mock);
+pub fn run(options: &FrontierOptions, context: &RunContext) -> anyhow::Result<FrontierReport> {
+    let mock = context.mock;
+    let scales = contenders::Scales::here(mock);
     let plan: Vec<(Duration, Vec<contenders::Contender>)> = options
         .waits
         .iter()
@@ -137,18 +142,12 @@ pub fn run(options: &FrontierOptions) -> anyhow::Result<FrontierReport> {
                 setting: None,
                 default: false,
             };
-            Ok((family, start(contender, options.mock)?))
+            Ok((family, start(contender, mock)?))
         })
         .collect::<anyhow::Result<_>>()?;
     let steps = plan.iter().map(|(_, c)| c.len()).sum();
-    let mut progress = Progress::steps(steps, options.mock || !long(options));
-    let mut seed: u64 = if options.mock {
-        0x5eed
-    } else {
-        SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64)
-    };
+    let mut progress = Progress::steps(steps, mock || !long(options));
+    let mut seed = context.seed;
     let mut points = Vec::new();
     let mut placements = Vec::new();
     let mut sizes = Vec::new();
@@ -163,7 +162,7 @@ pub fn run(options: &FrontierOptions) -> anyhow::Result<FrontierReport> {
         let sweep: Vec<Option<Worker>> = contenders
             .iter()
             .map(|c| match c.setting {
-                Some(_) => start(*c, options.mock).map(Some),
+                Some(_) => start(*c, mock).map(Some),
                 None => Ok(None),
             })
             .collect::<anyhow::Result<_>>()?;
@@ -183,9 +182,9 @@ pub fn run(options: &FrontierOptions) -> anyhow::Result<FrontierReport> {
             .collect();
         let recorders = measure_wait(
             &workers,
-            wait,
-            samples,
+            (wait, samples),
             options,
+            context,
             &mut seed,
             &mut progress,
             step,
@@ -198,39 +197,42 @@ pub fn run(options: &FrontierOptions) -> anyhow::Result<FrontierReport> {
             .collect();
         placements.extend(placement::place_all(&at_wait));
         points.extend(at_wait);
+        if context.interrupted() {
+            break;
+        }
     }
     progress.finish();
     drop(adaptive);
-    drop(load);
-    if !options.mock && points.iter().all(|p| p.summary.cpu_ns_per_wait == 0) {
+    let mut notes = context.notes();
+    if !mock && points.iter().all(|p| p.summary.cpu_ns_per_wait == 0) {
         notes.push("this platform has no per-thread CPU clock: CPU figures read 0".to_string());
     }
     Ok(FrontierReport {
-        environment,
+        schema_version: SCHEMA_VERSION,
+        environment: context.environment.clone(),
         run: FrontierRun {
-            mode: "frontier",
+            mode: RunMode::Frontier,
             phase: options.phase,
-            load: options.load,
-            load_threads: if options.load == LoadKind::None {
-                0
-            } else {
-                options.load_threads
-            },
+            load: context.load,
+            load_threads: context.load_threads,
             warmup: options.warmup,
             waits: sizes,
+            interrupted: context.interrupted(),
         },
         points,
         placements,
         notes,
+        command: context.command.clone(),
     })
 }
 
-/// Measures `samples` waits of `wait` with every worker, in turns of a batch each.
+/// Measures `samples` waits of `wait` with every worker, in turns of a batch each, or until
+/// Ctrl-C asks the run to stop (after the batch under way).
 fn measure_wait(
     workers: &[&Worker],
-    wait: Duration,
-    samples: u64,
+    (wait, samples): (Duration, u64),
     options: &FrontierOptions,
+    context: &RunContext,
     seed: &mut u64,
     progress: &mut Progress,
     step: usize,
@@ -264,6 +266,9 @@ fn measure_wait(
             let result = worker.run(batch(count, *seed))?;
             result.samples.iter().for_each(|&s| recorders[i].record(s));
             progress.advance(step + i, recorders[i].count() as f64 / samples as f64);
+            if context.interrupted() {
+                return Ok(recorders);
+            }
         }
         if !measured {
             return Ok(recorders);

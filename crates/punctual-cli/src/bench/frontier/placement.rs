@@ -10,12 +10,12 @@
 //! frontier at less CPU is no better, so a ratio at or below 1 there still means the method
 //! beat it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Family, FrontierPoint};
 
 /// One adaptive method at one wait, against the frontier and spin_sleep's default.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Placement {
     /// `hybrid` or `async-spin`.
     pub method: String,

@@ -1,11 +1,63 @@
-//! The scale mode's part of `punctual bench`'s dispatch: which methods `--methods` gave it,
-//! and the hidden worker side (`--scale-worker`).
+//! `punctual scale N,...` from the command line to its outputs, as a [`BenchMode`]: which
+//! methods `--methods` gave it, and the hidden worker side (`bench --scale-worker`).
+
+use std::process::ExitCode;
 
 use super::process;
 use super::worker::{self, WorkerArgs};
+use super::ScaleOptions;
 use crate::bench::method::{self, MethodSpec};
-use crate::cli::{BenchArgs, MethodList};
+use crate::bench::session::{self, BenchMode, Outputs, RunContext};
+use crate::bench::Report;
+use crate::cli::{BenchArgs, MethodList, ScaleArgs};
+use crate::export;
 use crate::output::stdio;
+use crate::usage;
+
+impl BenchMode for ScaleOptions {
+    type Report = Report;
+
+    fn run(&self, context: &RunContext) -> anyhow::Result<Report> {
+        super::run(self, context)
+    }
+
+    fn table(&self, report: &Report) -> String {
+        crate::output::table::render(report)
+    }
+
+    fn page(&self, report: &Report) -> anyhow::Result<String> {
+        crate::report::bench_page(report)
+    }
+
+    fn csv(&self, report: &Report) -> anyhow::Result<Vec<u8>> {
+        export::csv::export(report)
+    }
+
+    fn markdown(&self, report: &Report) -> anyhow::Result<Vec<u8>> {
+        export::markdown::export(report)
+    }
+}
+
+pub fn command(args: &ScaleArgs, command: &[String]) -> anyhow::Result<ExitCode> {
+    let outputs = Outputs {
+        json: args.export_json.as_deref(),
+        csv: args.export_csv.as_deref(),
+        markdown: args.export_markdown.as_deref(),
+        page: args.report.as_deref(),
+        ..Outputs::default()
+    };
+    usage::check_run(&args.run, outputs, args.export_timers.as_deref());
+    let methods = methods(&args.methods)
+        .unwrap_or_else(|message| usage::error(clap::error::ErrorKind::ValueValidation, message));
+    let mode = ScaleOptions {
+        methods,
+        timers: args.timers.clone(),
+        samples: args.samples.unwrap_or(DEFAULT_SAMPLES),
+        rounds: args.rounds.unwrap_or(1),
+        export_timers: args.export_timers.clone(),
+    };
+    session::execute(&mode, &args.run, outputs, command)
+}
 
 /// Timers per method and N the scale mode measures at least, unless `--samples` says.
 pub const DEFAULT_SAMPLES: u64 = 100;
@@ -23,7 +75,7 @@ pub fn methods(list: &MethodList) -> Result<Vec<&'static MethodSpec>, String> {
         .map(|&spec| {
             spec.scale.is_some().then_some(spec).ok_or_else(|| {
                 format!(
-                    "`{}` has no scale mode (with --scale: {}, or all)",
+                    "`{}` has no scale mode (in the scale mode: {}, or all)",
                     spec.name,
                     method::scale_names()
                 )

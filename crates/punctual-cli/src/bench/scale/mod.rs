@@ -1,4 +1,4 @@
-//! `punctual bench --scale N,...`: N timers pending at once, with random deadlines spread
+//! `punctual scale N,...`: N timers pending at once, with random deadlines spread
 //! over 1 to 100 ms, each awaited by a task of its own on a tokio current-thread runtime;
 //! punctual's driver beside `tokio::time`, at the same N, with the same deadlines.
 //!
@@ -19,13 +19,12 @@ pub mod worker;
 pub use report::{RoundSummary, ScaleResult};
 
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use super::load::{Load, LoadKind};
 use super::method::MethodSpec;
 use super::methods;
+use super::session::RunContext;
 use super::{Report, RunInfo, RunMode};
-use crate::environment::Environment;
 use crate::output::file::OutputFile;
 use crate::output::progress::Progress;
 use crate::units::format_nanos;
@@ -38,7 +37,7 @@ pub const SPREAD: Duration = Duration::from_millis(99);
 /// does the executor's floor.
 pub const MIN_TIMERS_FOR_RSS: usize = 1000;
 
-/// A checked `punctual bench --scale` invocation.
+/// A checked `punctual scale` invocation.
 #[derive(Debug, Clone)]
 pub struct ScaleOptions {
     /// Methods with a scale part, in table order.
@@ -49,20 +48,12 @@ pub struct ScaleOptions {
     pub samples: u64,
     /// At least this many rounds per method and N.
     pub rounds: u64,
-    pub load: LoadKind,
-    pub load_threads: usize,
-    pub mock: bool,
     /// `--export-timers`: every timer's row to this file.
     pub export_timers: Option<PathBuf>,
 }
 
 /// Runs the scale mode: every method at every N, each in a worker process.
-pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
-    let environment = if options.mock {
-        Environment::mock()
-    } else {
-        Environment::collect()
-    };
+pub fn run(options: &ScaleOptions, context: &RunContext) -> anyhow::Result<Report> {
     // The rows go to a temporary file beside it, put in its place once the run is done.
     let rows_file = options
         .export_timers
@@ -73,17 +64,10 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
     if let Some(rows) = &rows {
         rounds::TimerRows::create(rows.path())?;
     }
-    let load = Load::start(options.load, options.load_threads)?;
-    let mut notes = load.notes.clone();
-    let mut progress = Progress::steps(options.timers.len() * options.methods.len(), options.mock);
-    let mut seed = if options.mock {
-        0x5eed
-    } else {
-        SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64)
-    };
+    let mut progress = Progress::steps(options.timers.len() * options.methods.len(), context.mock);
+    let mut seed = context.seed;
     let mut scale = Vec::new();
+    let mut overran = Vec::new();
     let mut step = 0;
     for &timers in &options.timers {
         // The same deadlines for every method at this N.
@@ -98,13 +82,13 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
                 seed,
                 export_timers: rows.as_ref().map(|r| r.path().to_path_buf()),
             };
-            let result = if options.mock {
+            let result = if context.mock {
                 mock::measure(&args)?
             } else {
                 process::in_worker_process(&args)?
             };
             if result.setup_overran > 0 {
-                notes.push(format!(
+                overran.push(format!(
                     "{} at {timers} timers: setting up {} of {} rounds ran past the first deadline, which then woke late",
                     spec.name, result.setup_overran, result.rounds
                 ));
@@ -112,11 +96,11 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
             scale.push(result);
             progress.advance(step, 1.0);
             step += 1;
-            if super::interrupted() {
+            if context.interrupted() {
                 break;
             }
         }
-        if super::interrupted() {
+        if context.interrupted() {
             break;
         }
     }
@@ -124,11 +108,8 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
     if let Some(rows) = rows {
         rows.finish()?;
     }
-    let stopped_early = super::interrupted();
-    if stopped_early {
-        notes.push(super::STOPPED_EARLY.to_string());
-    }
-    drop(load);
+    let mut notes = context.notes();
+    notes.extend(overran);
     let mut once = Vec::new();
     for r in &scale {
         if let Some(scheduling) = &r.scheduling {
@@ -149,27 +130,25 @@ pub fn run(options: &ScaleOptions) -> anyhow::Result<Report> {
     }
     notes.extend(comparisons(&scale));
     Ok(Report {
-        environment,
+        schema_version: crate::export::SCHEMA_VERSION,
+        environment: context.environment.clone(),
         run: RunInfo {
             mode: RunMode::Scale,
             phase: super::Phase::Aligned,
-            load: options.load,
-            load_threads: if options.load == LoadKind::None {
-                0
-            } else {
-                options.load_threads
-            },
+            load: context.load,
+            load_threads: context.load_threads,
             samples_per_method: Some(options.samples),
             duration_per_method_ns: None,
             warmup: 0,
             timers: Some(options.timers.clone()),
             min_rounds: Some(options.rounds),
-            interrupted: stopped_early,
+            interrupted: context.interrupted(),
         },
         results: Vec::new(),
         scale,
         recommendation: None,
         notes,
+        command: context.command.clone(),
         histograms: Vec::new(),
     })
 }

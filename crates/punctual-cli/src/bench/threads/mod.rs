@@ -1,4 +1,4 @@
-//! `punctual bench --threads N --wait-range MIN..MAX`: many sleepers at once. For each
+//! `punctual threads N --wait-range MIN..MAX`: many sleepers at once. For each
 //! method, N threads each sleep waits drawn at random from the range, all together, for
 //! `--duration`; the methods take turns in slices of a second at most, so that whatever
 //! else the machine does falls on all of them alike. With more threads than cores, this
@@ -8,18 +8,20 @@
 
 pub mod command;
 mod crew;
-mod table;
 
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::load::{Load, LoadKind};
+use super::load::LoadKind;
 use super::method::{MethodSpec, SpinCounts};
 use super::methods;
+use super::session::RunContext;
 use super::stats::{Lateness, Recorder};
+use super::RunMode;
 use crate::environment::Environment;
 use crate::export::json::{percentiles, PercentilePoint};
+use crate::export::SCHEMA_VERSION;
 use crate::output::progress::Progress;
 use crate::sys::{self, Platform};
 use crew::Crew;
@@ -47,7 +49,7 @@ pub const DEFAULT_METHODS: [&MethodSpec; 3] = [
 /// The longest turn a method's crew gets before the next method's.
 const SLICE: Duration = Duration::from_secs(1);
 
-/// A checked `punctual bench --threads` invocation.
+/// A checked `punctual threads` invocation.
 #[derive(Debug, Clone)]
 pub struct ThreadsOptions {
     pub methods: Vec<&'static MethodSpec>,
@@ -55,16 +57,13 @@ pub struct ThreadsOptions {
     pub range: WaitRange,
     /// Measuring time per method.
     pub duration: Duration,
-    pub load: LoadKind,
-    pub load_threads: usize,
-    pub mock: bool,
 }
 
 /// How the run was made.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ThreadsRun {
     /// Always `threads`.
-    pub mode: &'static str,
+    pub mode: RunMode,
     /// Threads per method, all sleeping at once.
     pub threads: usize,
     /// The shortest wait drawn.
@@ -77,10 +76,14 @@ pub struct ThreadsRun {
     pub load: LoadKind,
     /// How many load threads ran.
     pub load_threads: usize,
+    /// Whether Ctrl-C stopped the run before it measured all it was asked to: each
+    /// method's figures are then those of the slices it ran until then.
+    #[serde(default)]
+    pub interrupted: bool,
 }
 
 /// One method's crew over the run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ThreadsResult {
     /// The method's name, as `--methods` takes it.
     pub method: String,
@@ -104,17 +107,25 @@ pub struct ThreadsResult {
     /// Sleeps done natively all the way, no recent oversleep fitting in the budget.
     pub native_only: Option<u64>,
     /// The points of its lateness distribution, as a wait table's results carry them.
+    #[serde(default)]
     pub lateness_percentiles: Vec<PercentilePoint>,
 }
 
-/// Everything a threads run produced.
-#[derive(Debug, Clone, Serialize)]
+/// Everything a threads run produced: its JSON export is this struct, written and read
+/// back.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ThreadsReport {
+    /// See [`crate::export::SCHEMA_VERSION`]; 0 in an export from before it was written.
+    #[serde(default)]
+    pub schema_version: u32,
     pub environment: Environment,
     pub run: ThreadsRun,
     pub results: Vec<ThreadsResult>,
     /// Anything that degraded the run.
     pub notes: Vec<String>,
+    /// The command line that made the run, the program as `punctual`.
+    #[serde(default)]
+    pub command: Vec<String>,
 }
 
 /// Per method: CPU and wall time summed over its slices.
@@ -125,25 +136,12 @@ struct Account {
 }
 
 /// Runs every method's crew in turns.
-pub fn run(options: &ThreadsOptions) -> anyhow::Result<ThreadsReport> {
-    let environment = if options.mock {
-        Environment::mock()
-    } else {
-        Environment::collect()
-    };
-    let load = Load::start(options.load, options.load_threads)?;
-    let mut notes = load.notes.clone();
-    let seed = if options.mock {
-        0x5eed
-    } else {
-        SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64)
-    };
+pub fn run(options: &ThreadsOptions, context: &RunContext) -> anyhow::Result<ThreadsReport> {
+    let mock = context.mock;
     let crews = options
         .methods
         .iter()
-        .map(|&spec| Crew::start(spec, options.threads, options.range, seed, options.mock))
+        .map(|&spec| Crew::start(spec, options.threads, options.range, context.seed, mock))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut accounts = vec![Account::default(); crews.len()];
     let mut recorders = vec![Recorder::default(); crews.len()];
@@ -152,8 +150,8 @@ pub fn run(options: &ThreadsOptions) -> anyhow::Result<ThreadsReport> {
         .as_nanos()
         .div_ceil(SLICE.as_nanos())
         .max(1) as u32;
-    let mut progress = Progress::steps(crews.len(), options.mock);
-    for k in 0..slices {
+    let mut progress = Progress::steps(crews.len(), mock);
+    'slices: for k in 0..slices {
         let slice = (options.duration / slices).max(Duration::from_nanos(1));
         for (i, crew) in crews.iter().enumerate() {
             progress.label(format!(
@@ -166,44 +164,40 @@ pub fn run(options: &ThreadsOptions) -> anyhow::Result<ThreadsReport> {
             let started = Instant::now();
             let ran = crew.run(slice, &mut recorders[i])?;
             let account = &mut accounts[i];
-            account.wall += if options.mock { ran } else { started.elapsed() };
+            account.wall += if mock { ran } else { started.elapsed() };
             account.process_cpu += process_cpu().saturating_sub(cpu_before);
             progress.advance(i, f64::from(k + 1) / f64::from(slices));
+            if context.interrupted() {
+                break 'slices;
+            }
         }
     }
     progress.finish();
     let mut results = Vec::with_capacity(crews.len());
     for ((crew, account), recorder) in crews.into_iter().zip(accounts).zip(&recorders) {
         let spec = crew.spec;
-        results.push(result(
-            spec,
-            crew.finish()?,
-            recorder,
-            account,
-            options.mock,
-        ));
+        results.push(result(spec, crew.finish()?, recorder, account, mock));
     }
-    drop(load);
-    if !options.mock && sys::Os::process_cpu_time().is_none() {
+    let mut notes = context.notes();
+    if !mock && sys::Os::process_cpu_time().is_none() {
         notes.push("this platform has no process CPU clock: `cores` reads 0".to_string());
     }
     Ok(ThreadsReport {
-        environment,
+        schema_version: SCHEMA_VERSION,
+        environment: context.environment.clone(),
         run: ThreadsRun {
-            mode: "threads",
+            mode: RunMode::Threads,
             threads: options.threads,
             wait_min_ns: options.range.min.as_nanos() as u64,
             wait_max_ns: options.range.max.as_nanos() as u64,
             duration_per_method_ns: options.duration.as_nanos() as u64,
-            load: options.load,
-            load_threads: if options.load == LoadKind::None {
-                0
-            } else {
-                options.load_threads
-            },
+            load: context.load,
+            load_threads: context.load_threads,
+            interrupted: context.interrupted(),
         },
         results,
         notes,
+        command: context.command.clone(),
     })
 }
 

@@ -4,8 +4,8 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use super::{FrontierPoint, FrontierReport, Placement};
-use crate::output::table::header;
+use super::table::header;
+use crate::bench::frontier::{sweep_verdict, FrontierPoint, FrontierReport, Placement};
 use crate::units::{format_nanos, wait_label};
 
 fn describe_run(report: &FrontierReport) -> String {
@@ -98,14 +98,13 @@ fn placement(out: &mut String, p: &Placement) {
 fn describe_order(order: f64) -> String {
     format!(
         "fixed margins: p99 against margin, rank correlation {order:+.2}: {}",
-        super::placement::sweep_verdict(order)
+        sweep_verdict(order)
     )
 }
 
 pub fn render(report: &FrontierReport) -> String {
-    let mut out = String::from(
-        "punctual bench --frontier: CPU per wait against tail lateness, on this machine\n",
-    );
+    let mut out =
+        String::from("punctual frontier: CPU per wait against tail lateness, on this machine\n");
     out.push_str(&header(&report.environment));
     let _ = writeln!(out, "  {:<16} {}", "run", describe_run(report));
     for size in &report.run.waits {

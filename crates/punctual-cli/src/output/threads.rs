@@ -3,8 +3,8 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use super::{ThreadsReport, ThreadsResult};
-use crate::output::table::header;
+use super::table::header;
+use crate::bench::threads::{ThreadsReport, ThreadsResult};
 use crate::units::{format_duration, format_nanos, wait_label};
 
 fn describe_run(report: &ThreadsReport) -> String {
@@ -58,8 +58,7 @@ fn row(out: &mut String, r: &ThreadsResult) {
 }
 
 pub fn render(report: &ThreadsReport) -> String {
-    let mut out =
-        String::from("punctual bench --threads: many sleepers at once, on this machine\n");
+    let mut out = String::from("punctual threads: many sleepers at once, on this machine\n");
     out.push_str(&header(&report.environment));
     let _ = writeln!(out, "  {:<16} {}", "run", describe_run(report));
     let _ = writeln!(
