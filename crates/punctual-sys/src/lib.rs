@@ -38,6 +38,10 @@ trait Platform {
     fn coarse_clock() -> Option<CoarseClock>;
     fn raw_stdin() -> io::Result<Box<dyn Read + Send>>;
     fn raw_stdout() -> io::Result<Box<dyn Write + Send>>;
+    /// See [`fork_generation`]; always 0 where processes do not fork.
+    fn fork_generation() -> u64 {
+        0
+    }
     /// See [`timer_slack_chosen`]; a no-op where threads have no timer slack.
     fn timer_slack_chosen() {}
     /// See [`timer_slack_reset`]; a no-op where threads have no timer slack.
@@ -208,6 +212,21 @@ pub const PLAIN_SLEEP: &str = <sys::Os as Platform>::PLAIN_SLEEP;
 /// Never panics.
 pub fn plain_sleep(ms: u32) {
     <sys::Os as Platform>::plain_sleep(ms);
+}
+
+/// A number that is the same in every call of one process and differs in the child of every
+/// `fork(2)` made after the first call: state made by a process that read `n` belongs to
+/// another process (a parent) once a call here returns other than `n`. After the first
+/// call, one atomic load. Threads other than the forking one do not exist in a child, so
+/// this is how a thread's owner finds that its thread is gone.
+///
+/// # Implementation notes
+///
+/// On Linux and macOS a `pthread_atfork(3)` child handler, registered on the first call,
+/// counts the forks (the process id stands in should the registration be refused).
+/// Elsewhere it is always 0: Windows has no `fork`.
+pub fn fork_generation() -> u64 {
+    <sys::Os as Platform>::fork_generation()
 }
 
 /// Says that the calling thread's timer slack is its owner's choice from now on, so the

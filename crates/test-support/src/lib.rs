@@ -1,5 +1,5 @@
 //! What the test suites of punctual's crates share: [`privilege`], what a test that needs
-//! privileges does without them; [`xorshift`], the tests' one generator; [`WakeCount`], a
+//! privileges does without them; [`fork`], a closure run in a forked child (Unix); [`xorshift`], the tests' one generator; [`WakeCount`], a
 //! waker that counts its wakes; and [`started`], below.
 //!
 //! Starting a process so that a test fails for its own reasons and not for Wine's. Wine's `CreateProcess` now and then fails with `ERROR_INTERNAL_ERROR` (1359):
@@ -10,6 +10,8 @@
 //! attempts are spent, comes back as it came. Linux has no errno of that number, so there
 //! the retry never fires.
 
+#[cfg(unix)]
+pub mod fork;
 pub mod privilege;
 mod readme;
 mod rng;

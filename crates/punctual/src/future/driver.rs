@@ -3,8 +3,10 @@
 
 use std::fmt;
 use std::sync::atomic::Ordering;
-use std::sync::{mpsc, Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{mpsc, Arc, Mutex, MutexGuard, OnceLock, PoisonError, TryLockError};
 use std::time::{Duration, Instant};
+
+use once_cell::race::OnceBox;
 
 use super::tail::Tail;
 use super::thread::{self, Core};
@@ -160,6 +162,17 @@ pub struct DriverStats {
 /// clones share the driver, and its thread ends once the last handle and the last of its
 /// timers are dropped.
 ///
+/// # After `fork`
+///
+/// A child process has only the thread that called `fork(2)`, so no driver thread. A driver
+/// (the global one included) used in a child forked after it started is replaced there, on
+/// first use, by a new driver with the same configuration on a thread of the child's own; a
+/// [`Sleep`] or [`Interval`] made in the parent and polled in the child moves to it, keeping
+/// its deadline. The parent's pending timers stay the parent's: the child never fires them
+/// (its copy of them is dropped, not woken, with the last handle that reaches it), and the
+/// parent's driver carries on unaware. Nothing in the child waits for a lock or a start-up
+/// that a parent's thread held when it forked.
+///
 /// # Examples
 ///
 /// ```
@@ -211,22 +224,35 @@ pub(crate) struct Shared {
     timer_info: OnceLock<TimerInfo>,
     /// What became of [`DriverConfig::realtime_priority`], set by the thread as it starts.
     realtime: OnceLock<Result<Scheduling, RtError>>,
+    /// The process whose thread this is (`punctual_sys::fork_generation`).
+    generation: u64,
+    /// This driver's stand-in in a child forked after it started, where it has no thread:
+    /// started there on first use.
+    successor: OnceBox<Driver>,
 }
 
 impl Driver {
     /// The process-wide driver, started on first use on a thread named `punctual-timer`,
     /// sleeping natively (no spin tail).
     ///
+    /// In a child forked after it started, the child's own (see [After
+    /// `fork`](Driver#after-fork)).
+    ///
     /// # Panics
     ///
     /// When the OS refuses the driver its thread or its wait objects on first use; there is
     /// no sensible way to wait without them. [`Driver::new`] reports that as an error instead.
     pub fn global() -> &'static Driver {
-        static GLOBAL: OnceLock<Driver> = OnceLock::new();
-        GLOBAL.get_or_init(|| {
-            Driver::new(DriverConfig::new())
-                .unwrap_or_else(|error| panic!("punctual: the global timer driver: {error}"))
-        })
+        static GLOBAL: OnceBox<Driver> = OnceBox::new();
+        GLOBAL
+            .get_or_init(|| {
+                Box::new(
+                    Driver::new(DriverConfig::new()).unwrap_or_else(|error| {
+                        panic!("punctual: the global timer driver: {error}")
+                    }),
+                )
+            })
+            .here()
     }
 
     /// Starts a private driver on a new thread named `punctual-timer`.
@@ -252,6 +278,8 @@ impl Driver {
             learns: matches!(config.spin_tail(), SpinTail::Learned(_)),
             timer_info: OnceLock::new(),
             realtime: OnceLock::new(),
+            generation: sys::fork_generation(),
+            successor: OnceBox::new(),
         });
         let (started, running) = mpsc::channel();
         thread::spawn(Arc::downgrade(&shared), core, started)
@@ -264,12 +292,12 @@ impl Driver {
 
     /// A [`Sleep`] for `duration` from now, on this driver; see [`super::sleep`].
     pub fn sleep(&self, duration: Duration) -> Sleep {
-        Sleep::after(&self.shared, duration)
+        Sleep::after(&self.here().shared, duration)
     }
 
     /// A [`Sleep`] until `deadline`, on this driver; see [`super::sleep_until`].
     pub fn sleep_until(&self, deadline: Instant) -> Sleep {
-        Sleep::until(&self.shared, deadline)
+        Sleep::until(&self.here().shared, deadline)
     }
 
     /// An [`Interval`] whose tick 0 is one `period` from now, on this driver.
@@ -279,7 +307,7 @@ impl Driver {
     /// [`Error::ZeroPeriod`] for a zero period.
     pub fn interval(&self, period: Duration) -> Result<Interval, Error> {
         Ok(Interval::new(
-            &self.shared,
+            &self.here().shared,
             Grid::starting_in_one_period(period)?,
         ))
     }
@@ -290,13 +318,16 @@ impl Driver {
     ///
     /// [`Error::ZeroPeriod`] for a zero period.
     pub fn interval_at(&self, first: Instant, period: Duration) -> Result<Interval, Error> {
-        Ok(Interval::new(&self.shared, Grid::new(first, period)?))
+        Ok(Interval::new(
+            &self.here().shared,
+            Grid::new(first, period)?,
+        ))
     }
 
     /// Timers waiting for their deadline now (polled at least once, not yet fired, not
     /// dropped).
     pub fn pending(&self) -> usize {
-        self.shared.lock().timers.pending()
+        self.here().shared.lock().timers.pending()
     }
 
     /// Bytes of memory the driver's timer storage holds now: 40 bytes per pending timer,
@@ -306,7 +337,7 @@ impl Driver {
     /// is given back once the driver has no timers. A [`Sleep`] itself is
     /// `size_of::<Sleep>()` more, wherever its task keeps it.
     pub fn allocated_bytes(&self) -> usize {
-        self.shared.lock().timers.allocated_bytes()
+        self.here().shared.lock().timers.allocated_bytes()
     }
 
     /// The CPU time the driver thread has used: exact once it has no timers left, otherwise
@@ -318,13 +349,14 @@ impl Driver {
     /// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)` on Linux and macOS, `GetThreadTimes` on
     /// Windows, read by the driver thread itself before it waits.
     pub fn cpu_time(&self) -> Option<Duration> {
-        self.shared.core.cpu_time()
+        self.here().shared.core.cpu_time()
     }
 
     /// The counters so far.
     pub fn stats(&self) -> DriverStats {
-        let mut stats = self.shared.core.stats();
-        stats.max_pending = self.shared.lock().timers.max_pending();
+        let shared = &self.here().shared;
+        let mut stats = shared.core.stats();
+        stats.max_pending = shared.lock().timers.max_pending();
         stats
     }
 
@@ -344,7 +376,7 @@ impl Driver {
     /// ```
     #[doc(hidden)] // Research: how the tail plans, for replays; see `punctual::margin`.
     pub fn plan(&self, wait: Duration) -> Plan {
-        let plan = self.shared.lock().tail.plan(wait);
+        let plan = self.here().shared.lock().tail.plan(wait);
         let margin = plan.planned.margin();
         plan.learned.unwrap_or(if margin.is_zero() {
             Plan::Native {
@@ -379,16 +411,30 @@ impl Driver {
     /// # Ok::<(), punctual::Error>(())
     /// ```
     pub fn realtime_scheduling(&self) -> Option<Result<&Scheduling, &RtError>> {
-        self.shared.realtime.get().map(Result::as_ref)
+        self.here().shared.realtime.get().map(Result::as_ref)
     }
 
     /// How the driver thread waits, and whether that is degraded.
     pub fn timer_info(&self) -> TimerInfo {
-        self.shared
+        self.here()
+            .shared
             .timer_info
             .get()
             .cloned()
             .expect("set before the driver is returned")
+    }
+}
+
+impl Driver {
+    /// This driver in the calling process: itself, or in a child forked after it started,
+    /// its successor there.
+    fn here(&self) -> &Driver {
+        let generation = sys::fork_generation();
+        let mut driver = self;
+        while driver.shared.generation != generation {
+            driver = driver.shared.successor();
+        }
+        driver
     }
 }
 
@@ -416,6 +462,35 @@ impl Shared {
     /// panic runs under this lock between two changes that must go together.
     pub(crate) fn lock(&self) -> MutexGuard<'_, Locked> {
         self.locked.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether this driver's thread runs in the calling process, rather than in a parent
+    /// this process was forked from.
+    pub(crate) fn is_here(&self) -> bool {
+        self.generation == sys::fork_generation()
+    }
+
+    /// The driver that serves the calling process for this one: see [`Driver::here`].
+    pub(crate) fn here(self: &Arc<Shared>) -> &Arc<Shared> {
+        let generation = sys::fork_generation();
+        let mut shared = self;
+        while shared.generation != generation {
+            shared = &shared.successor().shared;
+        }
+        shared
+    }
+
+    /// This driver's stand-in in a forked child, started on first use with the same
+    /// configuration. Successors are made in the process that needs them, so each one's
+    /// generation is later than its predecessor's and the walks above end.
+    ///
+    /// Two threads of the child may both start one; one is kept and the other ends at once.
+    fn successor(&self) -> &Driver {
+        self.successor.get_or_init(|| {
+            Box::new(Driver::new(self.config).unwrap_or_else(|error| {
+                panic!("punctual: the timer driver of this forked child: {error}")
+            }))
+        })
     }
 
     pub(crate) fn core(&self) -> &Core {
@@ -477,8 +552,22 @@ impl Shared {
 
 impl Drop for Shared {
     fn drop(&mut self) {
-        // The thread holds only a weak reference: wake it so it sees the driver is gone.
-        self.core.wake_to_exit();
+        if self.is_here() {
+            // The thread holds only a weak reference: wake it so it sees the driver is gone.
+            self.core.wake_to_exit();
+            return;
+        }
+        // A parent's driver, in a forked child: it has no thread to wake. Its timers are
+        // dropped with it, unless the lock was held when the parent forked: then a change
+        // may have been half made, and the storage is forgotten instead.
+        let held_at_fork = matches!(self.locked.try_lock(), Err(TryLockError::WouldBlock));
+        if held_at_fork {
+            let empty = Locked {
+                timers: Timers::default(),
+                tail: Tail::new(SpinTail::None),
+            };
+            std::mem::forget(std::mem::replace(&mut self.locked, Mutex::new(empty)));
+        }
     }
 }
 

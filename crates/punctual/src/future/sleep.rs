@@ -148,6 +148,7 @@ impl Sleep {
     /// assert_eq!(wake.deadline(), sooner);
     /// ```
     pub fn reset(&mut self, deadline: Instant) {
+        self.come_here();
         // The registration is judged by the fire time it was made with, so before the
         // deadline changes.
         let held = self.held();
@@ -193,6 +194,20 @@ impl Sleep {
         self.release();
         self.deadline = far_future(Instant::now());
         self.slot = NEVER;
+    }
+
+    /// In a child forked after this sleep's driver started, moves the sleep to the child's
+    /// driver: the parent's has no thread here. The registration the parent's driver holds
+    /// is left to it (the child never fires it), and the sleep registers anew when polled.
+    fn come_here(&mut self) {
+        if self.driver.is_here() {
+            return;
+        }
+        self.driver = Arc::clone(self.driver.here());
+        if self.slot != NEVER {
+            self.slot = NO_SLOT;
+        }
+        self.planned = Planned::default();
     }
 
     /// The timer last registered, fired or not.
@@ -317,6 +332,10 @@ impl Sleep {
             return;
         };
         self.slot = NO_SLOT;
+        // A parent's registration, in a forked child: the parent's driver keeps it.
+        if !self.driver.is_here() {
+            return;
+        }
         let _ = self.driver.remove_unless_fired(held);
     }
 
@@ -336,6 +355,7 @@ impl Future for Sleep {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Wake> {
         let this = self.get_mut();
+        this.come_here();
         if this.slot == NEVER {
             return Poll::Pending;
         }

@@ -146,6 +146,10 @@ punctual_sys::backends!(Os);
 /// The waiter of the async driver.
 pub(crate) use punctual_sys::Waiter;
 
+/// Which process the caller is in, as far as forks go: the async driver's thread belongs to
+/// the generation that started it.
+pub(crate) use punctual_sys::fork_generation;
+
 /// The OS's plain sleep, what [`quantum::probe`](crate::quantum::probe) times.
 pub(crate) use punctual_sys::{plain_sleep, PLAIN_SLEEP};
 

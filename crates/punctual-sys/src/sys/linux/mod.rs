@@ -136,6 +136,10 @@ impl Platform for Os {
         unix::process_cpu_time()
     }
 
+    fn fork_generation() -> u64 {
+        unix::fork_generation()
+    }
+
     fn coarse_clock() -> Option<CoarseClock> {
         clock_resolution(libc::CLOCK_MONOTONIC_COARSE).map(|resolution| CoarseClock {
             name: "CLOCK_MONOTONIC_COARSE",

@@ -85,6 +85,10 @@ impl Platform for Os {
         unix::process_cpu_time()
     }
 
+    fn fork_generation() -> u64 {
+        unix::fork_generation()
+    }
+
     fn coarse_clock() -> Option<CoarseClock> {
         None
     }
