@@ -59,7 +59,7 @@
 //! nanosecond deadlines that never complete early and report a [`Wake`] each. They need no
 //! runtime: tokio (current-thread or multi-thread), smol / async-io and `futures::executor`
 //! all drive them, because the waiting is done by a [`future::Driver`] thread that holds
-//! every pending deadline in an indexed heap, sleeps natively until the earliest one, and
+//! every pending deadline in a timer wheel, sleeps natively until the earliest one, and
 //! wakes the tasks due; an optional spin tail fires them a learned margin early and lets
 //! each task spin to its deadline itself, under a CPU budget. Dropping a
 //! pending sleep removes its timer; [`future::Sleep::reset`] moves one in place; the driver

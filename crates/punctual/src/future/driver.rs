@@ -188,10 +188,11 @@ pub struct DriverStats {
 ///
 /// # Implementation notes
 ///
-/// The timers sit in an indexed 4-ary heap of nanosecond fire times (the deadline, less the
-/// margin of a [`SpinTail`]) for those due soon and a ring of buckets for the rest (`O(1)`
-/// insert, cancel and reset in the ring, `O(log n)` in the heap, no allocation for a
-/// reset), behind one mutex. The thread waits with:
+/// The timers' nanosecond fire times (the deadline, less the margin of a [`SpinTail`]) sit
+/// in a ring of buckets for the next second, a hierarchical wheel beyond it, and an indexed
+/// 4-ary heap for those registered within about half a millisecond of firing (`O(1)`
+/// insert, cancel and reset in the ring and the wheel, `O(log n)` in the heap, no
+/// allocation for a reset), behind one mutex. The thread waits with:
 ///
 /// - **Linux**: `futex(2)` `FUTEX_WAIT_BITSET` with an absolute `CLOCK_MONOTONIC` timeout,
 ///   timer slack 1 ns (`PR_SET_TIMERSLACK`); an earlier timer `FUTEX_WAKE`s it.

@@ -20,10 +20,12 @@
 //!
 //! A [`Sleep`] registers its deadline and its task's waker with a driver on its first poll.
 //! The driver thread keeps the pending deadlines in a ring of 524 us buckets (1.07 s ahead;
-//! later ones in an indexed heap), sleeps natively until the earliest one, interrupted when
+//! later ones in a hierarchical wheel of 64-slot levels that hands them to the ring as it
+//! nears them), sleeps natively until the earliest one, interrupted when
 //! an earlier one arrives, and wakes the tasks due. A bucket leaves the ring only when its
 //! turn comes, sorted by deadline, and the driver fires it in order with a cursor: so
-//! registering, cancelling or moving a timer is `O(1)` in the ring (`O(log n)` in the heap),
+//! registering, cancelling or moving a timer is `O(1)` (`O(log n)` only for one due within
+//! about half a millisecond, which waits in a small heap),
 //! and firing one touches its slot and little else. The task then checks the clock itself, so
 //! a `Sleep` completes only once `Instant::now()` has reached its deadline. The driver frees
 //! the slot of each timer it fires and publishes how far it has fired, so a task completing

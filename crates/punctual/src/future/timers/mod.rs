@@ -9,8 +9,16 @@
 //! - [`ring`]: the timers of the next 1.07 s, in buckets of 524 us, each a few intrusive
 //!   lists: O(1) to register, move or cancel.
 //! - [`run`]: the bucket being fired, sorted, fired by a cursor.
+//! - [`wheel`]: the timers beyond the ring, in levels of 64 slots; as the ring's span moves
+//!   on, the slots it reaches are placed again, into the ring or a lower level. O(1) to
+//!   register or cancel.
 //! - [`heap`]: an indexed 4-ary heap for the timers of a bucket that already moved out
-//!   (registered late, due within about half a millisecond) and those beyond the ring.
+//!   (registered or reset late, due within about half a millisecond).
+//!
+//! So the parts hold disjoint spans of buckets, in order: the run and the heap the buckets
+//! up to the ring's start (`Ring::drained`), the ring the next 2,048, the wheel the rest.
+//! The earliest timer is the run's or the heap's when they hold any, else the ring's first
+//! bucket's, else the wheel's earliest slot's.
 //!
 //! A bucket moves out of the ring only when its turn comes: in [`Timers::expire`], once
 //! its start is due (or within one bucket of it, for the driver's next look) and nothing in
@@ -39,18 +47,22 @@
 //! for it.
 
 mod heap;
+#[cfg(test)]
+mod model;
 mod ring;
 mod run;
 mod slab;
 #[cfg(test)]
 mod tests;
+mod wheel;
 
 use std::task::Waker;
 
 use self::heap::{Entry, Heap};
-use self::ring::{Ring, BUCKET_SHIFT};
+use self::ring::{Ring, BUCKET_SHIFT, RING};
 use self::run::Run;
 use self::slab::{Place, Slab, Slot, NIL};
+use self::wheel::Wheel;
 use crate::sys;
 
 /// Storage is not shrunk below this many entries: small drivers keep their buffers.
@@ -90,17 +102,36 @@ pub(crate) struct Spare {
 }
 
 /// All pending timers of one driver.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Timers {
-    /// The timers due soon (and any beyond the ring's span); its earliest is the earliest
-    /// of all. Its capacity is kept at least the number of pending timers.
+    /// The timers of buckets already moved out of the ring. Its capacity is kept at least
+    /// the number of pending timers, so that moving any into it never allocates.
     heap: Heap,
     run: Run,
+    /// The run's room is kept for this many timers: the most any ring bucket has held.
+    run_room: usize,
     ring: Ring,
+    wheel: Wheel,
     slab: Slab,
     /// Every timer due at or before this has been fired; see `fired.rs`.
     fired_through_ns: u64,
     max_pending: usize,
+}
+
+impl Default for Timers {
+    fn default() -> Timers {
+        let ring = Ring::default();
+        Timers {
+            heap: Heap::default(),
+            run: Run::default(),
+            run_room: 0,
+            wheel: Wheel::new(ring.drained + RING as u64),
+            ring,
+            slab: Slab::default(),
+            fired_through_ns: 0,
+            max_pending: 0,
+        }
+    }
 }
 
 impl Timers {
@@ -119,10 +150,8 @@ impl Timers {
         // Room in the heap for every pending timer, this one included.
         self.heap.reserve_total(self.pending() + 1);
         self.place_new(id);
-        // Room in the run for this timer's bucket, should it move in whole.
-        if self.slab.get(id).place == Place::Ring {
-            self.run.reserve_for(self.ring.count_of(deadline_ns));
-        }
+        // Room in the run for the largest bucket, should it move in whole.
+        self.run.reserve_for(self.run_room);
         self.max_pending = self.max_pending.max(self.pending());
         Ok(id)
     }
@@ -141,14 +170,15 @@ impl Timers {
         }
         match self.slab.get(id).place {
             Place::Free => debug_assert!(false, "a free slot rescheduled"),
-            Place::Ring | Place::Run => {
+            // A heap timer moved to a bucket the heap does not hold leaves it.
+            Place::Heap(pos) if deadline_ns >> BUCKET_SHIFT <= self.ring.drained => {
+                self.slab.get_mut(id).deadline_ns = deadline_ns;
+                self.heap.update(&mut self.slab, pos as usize, deadline_ns);
+            }
+            Place::Ring | Place::Run | Place::Wheel | Place::Heap(_) => {
                 self.take_out(id);
                 self.slab.get_mut(id).deadline_ns = deadline_ns;
                 self.place_new(id);
-            }
-            Place::Heap(pos) => {
-                self.slab.get_mut(id).deadline_ns = deadline_ns;
-                self.heap.update(&mut self.slab, pos as usize, deadline_ns);
             }
         }
         None
@@ -196,6 +226,7 @@ impl Timers {
             }
             self.slab.clear();
             spare.run = self.run.clear(MIN_CAPACITY);
+            self.run_room = 0;
             return spare;
         }
         let capacity = self.heap.capacity();
@@ -210,7 +241,10 @@ impl Timers {
     /// The earliest fire time, if any timer is pending.
     pub(crate) fn earliest(&mut self) -> Option<u64> {
         let settled = self.earliest_settled();
-        if self.ring.len == 0 || settled.is_some_and(|next| next < self.ring.first_ns) {
+        if self.ring.len == 0 {
+            return settled.or_else(|| self.wheel.first_min(&self.slab));
+        }
+        if settled.is_some_and(|next| next < self.ring.first_ns) {
             return settled;
         }
         let min = self.ring.first_min(&self.slab);
@@ -248,6 +282,48 @@ impl Timers {
                 .map_or(true, |next| self.ring.first_ns <= next)
     }
 
+    /// Whether the wheel's earliest slot starts by `by_ns` while the ring is empty: then
+    /// the ring's span jumps to it ([`Timers::bring_wheel_near`]).
+    fn wheel_due(&self, by_ns: u64) -> bool {
+        self.ring.len == 0
+            && self
+                .wheel
+                .next_start()
+                .is_some_and(|start| start <= by_ns >> BUCKET_SHIFT)
+    }
+
+    /// Moves the empty ring's span on to start at the wheel's earliest slot, bringing that
+    /// slot's timers into it. (Only buckets before that slot, already due, are given up to
+    /// the heap.)
+    fn bring_wheel_near(&mut self) {
+        if let Some(start) = self.wheel.next_start() {
+            self.advance_ring(start - 1);
+        }
+    }
+
+    /// Moves the ring's start on to bucket `drained` (no ring bucket up to it holds timers)
+    /// and places again the timers of every wheel slot the ring's span now reaches.
+    fn advance_ring(&mut self, drained: u64) {
+        self.ring.drained = self.ring.drained.max(drained);
+        let end = self.ring.drained + RING as u64;
+        if end <= self.wheel.reference() {
+            return;
+        }
+        while let Some(head) = self.wheel.take_due(end) {
+            let mut id = head;
+            while id != NIL {
+                let next = self.slab.get(id).next;
+                if next != NIL {
+                    sys::prefetch_ref(self.slab.get(next));
+                }
+                self.slab.get_mut(id).place = Place::Free;
+                self.place(id);
+                id = next;
+            }
+        }
+        self.wheel.move_reference(end);
+    }
+
     /// Fires the timers due at or before `now_ns`, earliest first, up to `limit` of them
     /// and then any more due at the same nanosecond as the last: frees their slots, moves
     /// their wakers to `wakers` and advances [`Timers::fired_through`].
@@ -261,6 +337,10 @@ impl Timers {
         loop {
             if self.first_bucket_due(now_ns) {
                 self.move_first_bucket();
+                continue;
+            }
+            if self.wheel_due(now_ns) {
+                self.bring_wheel_near();
                 continue;
             }
             let from_run = match self.next_settled() {
@@ -292,15 +372,19 @@ impl Timers {
         self.fired_through_ns = self.fired_through_ns.max(mark);
         // The next bucket, when it starts within one, moves now: the driver's next look
         // then finds its earliest without walking its lists.
-        if self.first_bucket_due(now_ns.saturating_add(1 << BUCKET_SHIFT)) {
+        let next_look_ns = now_ns.saturating_add(1 << BUCKET_SHIFT);
+        if self.wheel_due(next_look_ns) {
+            self.bring_wheel_near();
+        }
+        if self.first_bucket_due(next_look_ns) {
             self.move_first_bucket();
         }
         expired
     }
 
-    /// Timers waiting, in the heap, the run or the ring.
+    /// Timers waiting, in the heap, the run, the ring or the wheel.
     pub(crate) fn pending(&self) -> usize {
-        self.heap.len() + self.run.len + self.ring.len
+        self.heap.len() + self.run.len + self.ring.len + self.wheel.len
     }
 
     /// The most timers ever pending at once.
@@ -319,6 +403,7 @@ impl Timers {
         match self.slab.get(id).place {
             Place::Free => {}
             Place::Ring => self.ring.unlink(&mut self.slab, id),
+            Place::Wheel => self.wheel.unlink(&mut self.slab, id),
             Place::Run => self.run.take(&mut self.slab, id),
             Place::Heap(pos) => {
                 self.heap.remove_at(&mut self.slab, pos as usize);
@@ -327,17 +412,29 @@ impl Timers {
         }
     }
 
-    /// Puts the timer of slot `id`, pending but placed nowhere, into the ring when it holds
-    /// the timer's bucket, else into the heap (whose room for it is kept).
+    /// Puts the timer of slot `id`, pending but placed nowhere, where its bucket is held,
+    /// first moving the ring on past the buckets the fired-through mark has left behind.
     fn place_new(&mut self, id: u32) {
-        let deadline_ns = self.slab.get(id).deadline_ns;
         // Every bucket at or before the fired-through mark's is past: none holds timers, so
         // the ring may start after the one before it. Otherwise a driver whose epoch is far
         // behind its deadlines would hold them all in the heap.
         let past = (self.fired_through_ns >> BUCKET_SHIFT).saturating_sub(1);
-        self.ring.drained = self.ring.drained.max(past);
+        if past > self.ring.drained {
+            self.advance_ring(past);
+        }
+        self.place(id);
+    }
+
+    /// Puts the timer of slot `id`, pending but placed nowhere, into the ring when it holds
+    /// the timer's bucket, into the wheel when it is later, else into the heap (whose room
+    /// for it is kept).
+    fn place(&mut self, id: u32) {
+        let deadline_ns = self.slab.get(id).deadline_ns;
         if self.ring.covers(deadline_ns) {
             self.ring.link(&mut self.slab, id);
+            self.run_room = self.run_room.max(self.ring.count_of(deadline_ns));
+        } else if deadline_ns >> BUCKET_SHIFT > self.wheel.reference() {
+            self.wheel.link(&mut self.slab, id);
         } else {
             self.heap.push(&mut self.slab, id);
         }
@@ -387,5 +484,6 @@ impl Timers {
         if into_run {
             self.run.sort();
         }
+        self.advance_ring(self.ring.drained);
     }
 }

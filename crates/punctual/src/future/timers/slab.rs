@@ -16,6 +16,8 @@ pub(super) enum Place {
     Free,
     /// In the ring, on one of its bucket's lists.
     Ring,
+    /// In the wheel, on one of its slots' lists.
+    Wheel,
     /// In the run (the bucket being fired, in deadline order).
     Run,
     /// In the heap, at this position.

@@ -11,13 +11,30 @@ const BYTES_PER_TIMER: usize = std::mem::size_of::<Entry>() + std::mem::size_of:
 /// Every structural promise: heap order and positions, the run's order, gaps and count,
 /// each ring timer in its bucket's list, the occupancy bits, the counts; every pending
 /// timer after the mark, and room in the heap for all of them.
-fn check_positions(timers: &Timers) {
+pub(super) fn check_positions(timers: &Timers) {
     timers.heap.check(&timers.slab);
     for entry in &timers.heap.entries {
         assert!(entry.deadline_ns > timers.fired_through_ns);
     }
     timers.run.check(&timers.slab, timers.fired_through_ns);
     timers.ring.check(&timers.slab, timers.fired_through_ns);
+    timers.wheel.check(&timers.slab, timers.fired_through_ns);
+    assert_eq!(
+        timers.wheel.reference(),
+        timers.ring.drained + RING as u64,
+        "the wheel holds what is past the ring"
+    );
+    for entry in timers
+        .heap
+        .entries
+        .iter()
+        .chain(&timers.run.entries[timers.run.at..])
+    {
+        assert!(
+            entry.slot == NIL || entry.deadline_ns >> BUCKET_SHIFT <= timers.ring.drained,
+            "the heap and the run hold buckets moved out"
+        );
+    }
     assert!(
         timers.heap.capacity() >= timers.pending(),
         "room for every timer"
@@ -225,14 +242,18 @@ fn shuffled(n: usize, from: u64, spread: u64) -> Vec<u64> {
 fn timers_registered_in_any_order_wait_in_the_ring_until_their_turn() {
     let mut timers = Timers::default();
     // A burst's registrations, 300 ms to 400 ms ahead, in random order, and one far
-    // timer (a 10 s timeout) that must not pull the others out of the ring.
+    // timer (a 10 s timeout) that must not pull the others out of the ring, nor wait in
+    // the heap.
     let deadlines = shuffled(10_000, 300_000_000, 100_000_000);
     timers.insert(10_000_000_000, waker()).unwrap();
     for &deadline in &deadlines {
         timers.insert(deadline, waker()).unwrap();
     }
     check_positions(&timers);
-    assert_eq!((timers.heap.len(), timers.ring.len), (1, 10_000));
+    assert_eq!(
+        (timers.heap.len(), timers.ring.len, timers.wheel.len),
+        (0, 10_000, 1)
+    );
     assert_eq!(timers.earliest(), deadlines.iter().copied().min());
     // Fired as time goes on, every bucket from the run, none through the heap.
     let mut sorted = deadlines.clone();
@@ -242,7 +263,8 @@ fn timers_registered_in_any_order_wait_in_the_ring_until_their_turn() {
         now += 250_000;
         fired += timers.expire(now, usize::MAX, &mut wakers).fired;
         assert_eq!(fired, sorted.partition_point(|&d| d <= now));
-        assert_eq!(timers.heap.len(), 1, "only the far timer is in the heap");
+        assert_eq!(timers.heap.len(), 0, "none through the heap");
+        assert_eq!(timers.wheel.len, 1, "the far timer waits in the wheel");
         check_positions(&timers);
     }
     assert_eq!(timers.pending(), 1);
@@ -309,4 +331,53 @@ fn firing_buckets_from_the_run_allocates_nothing() {
         assert_eq!(timers.allocated_bytes(), full, "no realloc while firing");
     }
     assert_eq!(wakers.len(), 10_000);
+}
+
+#[test]
+fn resets_across_the_ring_the_wheel_and_the_heap_allocate_nothing() {
+    let mut timers = Timers::default();
+    let mut x = 0x1234_5678_9ABC_DEF1;
+    let mut now = 1u64 << 36;
+    // The mark at `now`, so that the ring's span starts there.
+    timers.expire(now, usize::MAX, &mut Vec::new());
+    assert_eq!(timers.fired_through(), now);
+    // From a millisecond to ten minutes ahead: the ring and four levels of the wheel.
+    let far = |x: &mut u64| 1_000_000u64 << (xorshift(x) % 20);
+    let ids: Vec<u32> = (0..10_000)
+        .map(|_| timers.insert(now + far(&mut x), waker()).unwrap())
+        .collect();
+    let full = timers.allocated_bytes();
+    let mut wakers = Vec::with_capacity(ids.len());
+    for round in 0..20 {
+        // The clock moves on, and the next bucket moves out of the ring.
+        now += 300_000;
+        timers.expire(now, usize::MAX, &mut wakers);
+        assert_eq!(
+            timers.allocated_bytes(),
+            full,
+            "round {round}: firing allocated"
+        );
+        for &id in &ids {
+            // A pending timer, moved across levels, into the ring, or into the heap (a
+            // bucket already moved out: just after the mark).
+            let fire_ns = match xorshift(&mut x) % 8 {
+                0 => timers.fired_through() + 1,
+                _ => now + far(&mut x),
+            };
+            if timers.slab.get(id).place != Place::Free {
+                assert!(timers.reschedule(id, fire_ns).is_none());
+            }
+        }
+        assert_eq!(
+            timers.allocated_bytes(),
+            full,
+            "round {round}: a reset allocated"
+        );
+        let (heap, wheel, ring) = (timers.heap.len(), timers.wheel.len, timers.ring.len);
+        assert!(
+            heap > 0 && wheel > 0 && ring > 0,
+            "round {round}: {heap}, {wheel}, {ring}"
+        );
+        check_positions(&timers);
+    }
 }
