@@ -472,7 +472,7 @@ impl Shared {
     }
 
     /// The driver that serves the calling process for this one: see [`Driver::here`].
-    pub(crate) fn here(self: &Arc<Shared>) -> &Arc<Shared> {
+    pub(crate) fn here<'a>(self: &'a Arc<Shared>) -> &'a Arc<Shared> {
         let generation = sys::fork_generation();
         let mut shared = self;
         while shared.generation != generation {
