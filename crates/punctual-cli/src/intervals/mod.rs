@@ -16,9 +16,9 @@
 //! it at most to the next round's value), and for CPU per wait the mean over all waits (the
 //! CPU a user pays). Its interval is a percentile bootstrap over the rounds, widened for few
 //! rounds ([`bootstrap`]); with fewer rounds than the confidence needs
-//! ([`Interval::reach`]) it says so rather than pretend.
+//! ([`bootstrap::reach`]) it says so rather than pretend.
 //!
-//! It imports nothing of `bench`: the bench modes hand it plain per-round figures ([`Round`]).
+//! It imports nothing of `bench`: the bench modes hand it plain per-round figures ([`figure::Round`]).
 
 // Wired into the bench modes and `report` after their run context lands; until then only the
 // tests call it.
