@@ -995,19 +995,13 @@ void punctual_way_back_record_ns(int64_t woke_ns);
  * Arguments, returns and errors are those of the function each wraps (punctual_sleep_ns,
  * punctual_sleep_until_ns, punctual_sleeper_sleep_ns, punctual_sleeper_sleep_until_ns).
  */
-static inline int punctual_sleep_until_inline_ns(int64_t deadline_ns, punctual_wake *wake) {
-    punctual_wake early = PUNCTUAL_WAKE_INIT;
-    int64_t lead, now;
-    int status;
-    if (deadline_ns < 0 || (wake != NULL && wake->size < (uint32_t)sizeof(punctual_wake))) {
-        return punctual_sleep_until_ns(deadline_ns, wake); /* its error, before any wait */
-    }
-    lead = punctual_way_back_ns();
-    status = punctual_sleep_until_ns(deadline_ns > lead ? deadline_ns - lead : 0, &early);
-    if (status != PUNCTUAL_OK) {
-        return status;
-    }
-    punctual_way_back_record_ns(early.woke_ns);
+/* The part both inline waits share, after the library's wait that ended `early`: records the
+ * way back, reads punctual_now_ns() here until `deadline_ns`, and fills `wake` (may be NULL)
+ * with the caller's reading. */
+static inline int punctual_last_stretch_inline_ns(int64_t deadline_ns, const punctual_wake *early,
+                                                  punctual_wake *wake) {
+    int64_t now;
+    punctual_way_back_record_ns(early->woke_ns);
     now = punctual_now_ns();
     while (now < deadline_ns) {
         now = punctual_now_ns();
@@ -1018,9 +1012,24 @@ static inline int punctual_sleep_until_inline_ns(int64_t deadline_ns, punctual_w
         wake->deadline_ns = deadline_ns;
         wake->woke_ns = now;
         wake->lateness_ns = now - deadline_ns;
-        wake->spun_ns = early.spun_ns + (now > early.woke_ns ? now - early.woke_ns : 0);
+        wake->spun_ns = early->spun_ns + (now > early->woke_ns ? now - early->woke_ns : 0);
     }
     return PUNCTUAL_OK;
+}
+
+static inline int punctual_sleep_until_inline_ns(int64_t deadline_ns, punctual_wake *wake) {
+    punctual_wake early = PUNCTUAL_WAKE_INIT;
+    int64_t lead;
+    int status;
+    if (deadline_ns < 0 || (wake != NULL && wake->size < (uint32_t)sizeof(punctual_wake))) {
+        return punctual_sleep_until_ns(deadline_ns, wake); /* its error, before any wait */
+    }
+    lead = punctual_way_back_ns();
+    status = punctual_sleep_until_ns(deadline_ns > lead ? deadline_ns - lead : 0, &early);
+    if (status != PUNCTUAL_OK) {
+        return status;
+    }
+    return punctual_last_stretch_inline_ns(deadline_ns, &early, wake);
 }
 
 static inline int punctual_sleep_inline_ns(int64_t duration_ns, punctual_wake *wake) {
@@ -1038,7 +1047,7 @@ static inline int punctual_sleeper_sleep_until_inline_ns(punctual_sleeper *sleep
                                                         punctual_wake *wake) {
     punctual_wake early = PUNCTUAL_WAKE_INIT;
     punctual_strategy strategy = PUNCTUAL_STRATEGY_NATIVE;
-    int64_t lead, now;
+    int64_t lead;
     int status;
     if (deadline_ns < 0 || (wake != NULL && wake->size < (uint32_t)sizeof(punctual_wake)) ||
         punctual_sleeper_strategy(sleeper, &strategy) != PUNCTUAL_OK ||
@@ -1051,20 +1060,7 @@ static inline int punctual_sleeper_sleep_until_inline_ns(punctual_sleeper *sleep
     if (status != PUNCTUAL_OK) {
         return status;
     }
-    punctual_way_back_record_ns(early.woke_ns);
-    now = punctual_now_ns();
-    while (now < deadline_ns) {
-        now = punctual_now_ns();
-    }
-    if (wake != NULL) {
-        wake->size = (uint32_t)sizeof(punctual_wake);
-        wake->reserved = 0;
-        wake->deadline_ns = deadline_ns;
-        wake->woke_ns = now;
-        wake->lateness_ns = now - deadline_ns;
-        wake->spun_ns = early.spun_ns + (now > early.woke_ns ? now - early.woke_ns : 0);
-    }
-    return PUNCTUAL_OK;
+    return punctual_last_stretch_inline_ns(deadline_ns, &early, wake);
 }
 
 static inline int punctual_sleeper_sleep_inline_ns(punctual_sleeper *sleeper, int64_t duration_ns,
