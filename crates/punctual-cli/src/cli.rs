@@ -15,7 +15,7 @@ use crate::units;
 use punctual::Strategy;
 
 #[derive(Debug, Parser)]
-#[command(name = "punctual", version, about = "How late does each way to wait wake up, here?", long_about = None)]
+#[command(name = "punctual", bin_name = "punctual", version, about = "How late does each way to wait wake up, here?", long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
