@@ -6,10 +6,11 @@
 //! call behind Cheat Engine's `sleep` (not `std::thread::sleep`, a high-resolution waitable
 //! timer there since Windows 10 1803 and Rust 1.75, which would show no tick),
 //! `std::thread::sleep` elsewhere. Or the host's own sleep when the script passes it: then
-//! the host's sleep is timed on the library's clock, a finer ruler than the host may have.
+//! the host's sleep is timed on `punctual.now()`'s clock, or on the script's own clock
+//! (`clock`, milliseconds) when it passes one too.
 
 use std::num::NonZeroU32;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mlua::{Function, Lua, MultiValue, Result, Table, Value};
 use punctual::quantum::{self, Probe};
@@ -22,35 +23,57 @@ const FUNC: &str = "punctual.probe";
 /// The longest quantum the cheat sheet takes: a minute.
 const MAX_QUANTUM_MS: f64 = 60_000.0;
 
-/// Runs the library's probe on the host's sleep, or on the OS's plain sleep without one.
-fn run(host_sleep: Option<&Function>, samples: NonZeroU32) -> Checked<Probe> {
+/// Runs the library's probe on the host's sleep, or on the OS's plain sleep without one;
+/// on the host's clock when it passes one.
+fn run(
+    host_sleep: Option<&Function>,
+    host_clock: Option<&Function>,
+    samples: NonZeroU32,
+) -> Checked<Probe> {
+    let start = Instant::now();
+    let now = || match host_clock {
+        Some(f) => {
+            let reading = f
+                .call::<Value>(())
+                .map_err(|e| format!("{FUNC}: the clock function failed: {e}"))?;
+            args::millis(FUNC, "clock's reading", &reading)
+        }
+        None => Ok(start.elapsed()),
+    };
     match host_sleep {
-        Some(f) => quantum::probe_with(samples, |ms| {
+        Some(f) => quantum::probe_on(samples, now, |ms| {
             f.call::<()>(ms)
                 .map_err(|e| format!("{FUNC}: the sleep function failed: {e}"))
         }),
+        None if host_clock.is_some() => Err(format!(
+            "{FUNC}: bad argument 'clock' (it times the script's own 'sleep', which is missing)"
+        )),
         None => Ok(quantum::probe(samples)),
     }
 }
 
+/// An optional function option, or a clear error naming what it is for.
+fn function_option(options: &Option<Table>, name: &str, what: &str) -> Checked<Option<Function>> {
+    match args::field(options, name) {
+        Value::Nil => Ok(None),
+        Value::Function(f) => Ok(Some(f)),
+        other => Err(format!(
+            "{FUNC}: bad argument '{name}' ({what} expected, got {})",
+            args::type_of(&other)
+        )),
+    }
+}
+
 fn verdict(lua: &Lua, options: &Value) -> Checked<Result<Table>> {
-    let options = args::options(FUNC, options, &["sleep", "samples"])?;
-    let host_sleep = match args::field(&options, "sleep") {
-        Value::Nil => None,
-        Value::Function(f) => Some(f),
-        other => {
-            return Err(format!(
-                "{FUNC}: bad argument 'sleep' (a function taking milliseconds expected, got {})",
-                args::type_of(&other)
-            ))
-        }
-    };
+    let options = args::options(FUNC, options, &["sleep", "clock", "samples"])?;
+    let host_sleep = function_option(&options, "sleep", "a function taking milliseconds")?;
+    let host_clock = function_option(&options, "clock", "a function returning milliseconds")?;
     let samples = match args::field(&options, "samples") {
         Value::Nil => quantum::DEFAULT_SAMPLES,
         n => NonZeroU32::new(args::whole(FUNC, "samples", &n, 1, 1000)? as u32)
             .unwrap_or(quantum::DEFAULT_SAMPLES),
     };
-    let probe = run(host_sleep.as_ref(), samples)?;
+    let probe = run(host_sleep.as_ref(), host_clock.as_ref(), samples)?;
     Ok((|| {
         let table = lua.create_table()?;
         table.set("sleep", if host_sleep.is_some() { "host" } else { "os" })?;

@@ -297,30 +297,52 @@ test("probe times the OS's plain sleep: Win32 Sleep on Windows", function()
   assert(punctual.probe({ sleep = function(ms) punctual.sleep(ms) end, samples = 1 }).primitive == nil)
 end)
 
--- Win32 Sleep on the default timer: a request ends at the first 15.625 ms tick edge at or
--- after it (edges counted on now()'s clock), and Sleep(0) only yields.
+-- Win32 Sleep on the default timer, on a fake clock the probe is given: a request ends at
+-- the first 15.625 ms tick edge at or after it, and Sleep(0) only yields. The clock is the
+-- script's, so that a loaded machine's late wakes do not move the edges.
 local TICK = 15.625
-local function tick_sleep(ms)
-  if ms > 0 then
-    punctual.sleep_until(math.ceil((now() + ms) / TICK) * TICK)
+local function fake_tick()
+  local clock = 7 -- mid-tick
+  local asked = {}
+  local function sleep(ms)
+    asked[#asked + 1] = ms
+    if ms > 0 then
+      clock = math.ceil((clock + ms) / TICK) * TICK
+    end
   end
+  return sleep, function() return clock end, asked
 end
 
-test("probe finds the 15.625 ms tick of a Win32-like sleep", function()
-  local verdict = punctual.probe({ sleep = tick_sleep, samples = 2 })
+test("probe finds the 15.625 ms tick of a Win32-like sleep, on the script's clock", function()
+  local sleep, clock, asked = fake_tick()
+  local verdict = punctual.probe({ sleep = sleep, clock = clock, samples = 2 })
   assert(verdict.sleep == "host" and verdict.quantized, "no quantum found")
-  assert(math.abs(verdict.quantum - TICK) < 1, "quantum " .. verdict.quantum)
+  assert(verdict.quantum == TICK, "quantum " .. tostring(verdict.quantum))
   assert(verdict.overshoot == nil)
-  -- At least a tick less the lateness of the wake before it.
-  assert(verdict.floor > TICK / 2, "a 1 ms request cost " .. verdict.floor)
+  assert(verdict.floor == TICK, "a 1 ms request cost " .. verdict.floor)
   local by_request = {}
   for _, row in ipairs(verdict.costs) do
     by_request[row.request] = row.cost
   end
-  -- 1 to 10 cost one tick, 16 to 30 two: the seed's floor and its step at 16.
-  assert(by_request[16] > 1.5 * by_request[10], "16 ms cost " .. by_request[16])
+  -- 1 to 15 cost one tick, 16 to 30 two: the seed's floor and its step at 16.
+  assert(by_request[10] == TICK and by_request[16] == 2 * TICK, "16 ms cost " .. by_request[16])
+  assert(#asked == 3 * #verdict.costs, "each request once unmeasured, then twice: " .. #asked)
   local sheet = punctual.cheat_sheet(verdict.quantum)
-  assert(#sheet == 10 and math.abs(sheet[1].request - 8) <= 1, "k = 1: sleep(" .. sheet[1].request .. ")")
+  assert(#sheet == 10 and sheet[1].request == 8, "k = 1: sleep(" .. sheet[1].request .. ")")
+end)
+
+test("probe: a clock that fails or reads no time is a clear error", function()
+  local sleep = fake_tick()
+  local ok, err = pcall(punctual.probe, { sleep = sleep, clock = function() error("no clock") end })
+  assert(not ok and err:find("the clock function failed", 1, true) and err:find("no clock", 1, true), err)
+  ok, err = pcall(punctual.probe, { sleep = sleep, clock = function() return 0 / 0 end })
+  assert(not ok and err:find("clock's reading", 1, true) and err:find("NaN", 1, true), err)
+  ok, err = pcall(punctual.probe, { sleep = sleep, clock = function() return "soon" end })
+  assert(not ok and err:find("a number expected, got string", 1, true), err)
+  ok, err = pcall(punctual.probe, { clock = function() return 0 end })
+  assert(not ok and err:find("'sleep', which is missing", 1, true), err)
+  ok, err = pcall(punctual.probe, { sleep = sleep, clock = 5 })
+  assert(not ok and err:find("bad argument 'clock' (a function returning milliseconds expected, got number)", 1, true), err)
 end)
 
 -- Cheat Engine's pumps as globals for the length of `body`, counting their calls.

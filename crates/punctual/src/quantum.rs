@@ -2,7 +2,7 @@
 //! 15.625 ms system tick), and which requests land in the middle of a band.
 //!
 //! [`probe`] times the OS's plain sleep back to back ([`probe_with`] a sleep of the
-//! caller's, such as a script host's) and returns a [`Probe`]: the costs, the floor, the
+//! caller's, such as a script host's; [`probe_on`] on the caller's clock too) and returns a [`Probe`]: the costs, the floor, the
 //! quantum if any, and the cheat sheet of mid-band requests. Every client's probe is this
 //! one (the C `punctual_probe`, Python's `punctual.probe()`, Lua's `punctual.probe()`).
 //! The arithmetic is public too: [`detect`] reads a quantum from costs measured some other
@@ -22,7 +22,9 @@ mod probe;
 
 use std::time::Duration;
 
-pub use probe::{probe, probe_with, Cost, Probe, DEFAULT_SAMPLES, PLAIN_SLEEP, REQUESTS_MS};
+pub use probe::{
+    probe, probe_on, probe_with, Cost, Probe, DEFAULT_SAMPLES, PLAIN_SLEEP, REQUESTS_MS,
+};
 
 /// The sleep quantum the costs show, if any: `sleep(1 ms)` costing at least twice what was
 /// asked, and four in five requests of 1 ms or more costing a whole number of that quantum

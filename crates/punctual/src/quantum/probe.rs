@@ -152,13 +152,45 @@ pub fn probe_with<E>(
     sleep: impl FnMut(u32) -> Result<(), E>,
 ) -> Result<Probe, E> {
     let start = Instant::now();
-    measure(samples, || start.elapsed(), sleep)
+    probe_on(samples, || Ok(start.elapsed()), sleep)
 }
 
-/// The timing loop, on any clock (`now` reads time since some fixed start).
-fn measure<E>(
+/// [`probe_with`] on the caller's clock: `now` reads the time since any fixed start, as the
+/// host reads it (a script's `os.clock`, a fake clock in a test), so that the costs are the
+/// ones the host's own code sees. A clock that steps back gives a cost of zero, not a
+/// negative one.
+///
+/// # Errors
+///
+/// The first error `now` or `sleep` returns, which ends the probe at once.
+///
+/// # Examples
+///
+/// A Win32 `Sleep` on its 15.625 ms tick, on a fake clock:
+///
+/// ```
+/// use std::cell::Cell;
+/// use std::num::NonZeroU32;
+/// use std::time::Duration;
+/// use punctual::quantum;
+///
+/// let tick = Duration::from_nanos(15_625_000);
+/// let clock = Cell::new(Duration::ZERO);
+/// let probe = quantum::probe_on(
+///     NonZeroU32::MIN,
+///     || Ok::<_, std::convert::Infallible>(clock.get()),
+///     |ms| {
+///         let end = clock.get() + Duration::from_millis(ms.into());
+///         clock.set(tick * end.as_nanos().div_ceil(tick.as_nanos()) as u32);
+///         Ok(())
+///     },
+/// )?;
+/// assert_eq!(probe.quantum, Some(tick));
+/// # Ok::<(), std::convert::Infallible>(())
+/// ```
+pub fn probe_on<E>(
     samples: NonZeroU32,
-    mut now: impl FnMut() -> Duration,
+    mut now: impl FnMut() -> Result<Duration, E>,
     mut sleep: impl FnMut(u32) -> Result<(), E>,
 ) -> Result<Probe, E> {
     let mut costs = Vec::with_capacity(REQUESTS_MS.len());
@@ -166,9 +198,9 @@ fn measure<E>(
     for &request_ms in &REQUESTS_MS {
         let mut total = Duration::ZERO;
         for sample in 0..=samples.get() {
-            let before = now();
+            let before = now()?;
             sleep(request_ms)?;
-            let cost = now().saturating_sub(before);
+            let cost = now()?.saturating_sub(before);
             if sample > 0 {
                 floor = floor.min(cost);
                 total = total.saturating_add(cost);
@@ -207,9 +239,9 @@ mod tests {
         // Starting mid-tick: the unmeasured first sleep of each request lands on an edge.
         let clock = Cell::new(Duration::from_millis(7));
         let asked = RefCell::new(Vec::new());
-        let probe = measure(
+        let probe = probe_on(
             samples(3),
-            || clock.get(),
+            || Ok(clock.get()),
             |ms| {
                 asked.borrow_mut().push(ms);
                 tick_sleep(&clock, ms);
@@ -240,9 +272,9 @@ mod tests {
     fn a_high_resolution_sleep_is_not_quantised() {
         let clock = Cell::new(Duration::from_millis(7));
         let late = Duration::from_micros(60);
-        let probe = measure(
+        let probe = probe_on(
             samples(2),
-            || clock.get(),
+            || Ok(clock.get()),
             |ms| {
                 clock.set(clock.get() + Duration::from_millis(ms.into()) + late);
                 Ok::<(), Infallible>(())
@@ -259,9 +291,9 @@ mod tests {
     #[test]
     fn a_failing_sleep_ends_the_probe_with_its_error() {
         let calls = Cell::new(0);
-        let result = measure(
+        let result = probe_on(
             samples(5),
-            || Duration::ZERO,
+            || Ok(Duration::ZERO),
             |ms| {
                 calls.set(calls.get() + 1);
                 if ms == 5 {
