@@ -29,8 +29,10 @@ pub(crate) fn timer_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 /// `frame_spread_ns` (the most a deadline is moved later by the conversion to the library's
 /// clock), `signal_check_interval` (seconds between checks for Ctrl-C in a long wait),
 /// `gil_spin_cap` (the longest a wait spins with the GIL held before its deadline,
-/// seconds) and `gil_lead` (how long before its deadline this thread's next hybrid or
-/// spinning wait takes the GIL back, seconds: learned, within the cap).
+/// seconds), `gil_lead` (how long before its deadline this thread's next hybrid or
+/// spinning wait takes the GIL back, seconds: learned, within half the cap) and
+/// `python_lead` (how long before its deadline that wait returns into the package's Python
+/// code, which spins the rest: learned, within the other half).
 #[pyfunction]
 pub(crate) fn clock_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let frame = Frame::get(py)?;
@@ -46,5 +48,9 @@ pub(crate) fn clock_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         seconds_of_ns(GIL_SPIN_CAP.as_nanos() as i128),
     )?;
     dict.set_item("gil_lead", seconds_of_ns(retake::lead().as_nanos() as i128))?;
+    dict.set_item(
+        "python_lead",
+        seconds_of_ns(retake::python_lead(punctual::Strategy::Hybrid).as_nanos() as i128),
+    )?;
     Ok(dict)
 }

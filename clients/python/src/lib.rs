@@ -34,9 +34,9 @@ fn _punctual(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The package's version, which is the crate's (pyproject.toml repeats it; the release
     // checks that they agree).
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add_function(wrap_pyfunction!(sleep::sleep, m)?)?;
-    m.add_function(wrap_pyfunction!(sleep::sleep_until, m)?)?;
-    m.add_function(wrap_pyfunction!(sleep::sleep_until_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(sleep::_sleep, m)?)?;
+    m.add_function(wrap_pyfunction!(sleep::_sleep_until, m)?)?;
+    m.add_function(wrap_pyfunction!(sleep::_sleep_until_ns, m)?)?;
     m.add_class::<sleep::PySleeper>()?;
     m.add_class::<wake::PyWake>()?;
     m.add_class::<wake::PyTick>()?;

@@ -11,12 +11,16 @@
 //!
 //! The lead is learned per thread by the library's [`WayBack`] (the 95th percentile of the
 //! last 64 re-acquires, with half of it again as headroom, never less than 1 µs), never
-//! more than [`GIL_SPIN_CAP`]. The spin with the GIL held lasts from the moment it
-//! came back to the deadline, never longer than the lead, so the cap bounds how long this
-//! keeps other Python threads waiting. A contended GIL can take longer than any
-//! lead within the cap: then the wait is late by the rest, and the report says so
-//! ([`Ended::gil_late`]). A native wait spins for nothing, not even this: it takes the GIL
-//! back after its wake, as `time.sleep` does.
+//! more than [`LEAD_CAP`]. The way on, from the binding's last reading into the caller's
+//! Python code, has a lead of its own ([`python_lead`]), as long at most: the binding
+//! returns that early, and the package's Python code spins the rest on
+//! `time.perf_counter_ns()`, so that the interpreter's way back, cold after a long sleep,
+//! runs before the deadline. The GIL is held from its return to the deadline for at most
+//! the two leads, [`GIL_SPIN_CAP`], which bounds how long this keeps other Python threads
+//! waiting. A contended GIL can take longer than any lead within the cap: then the wait is
+//! late by the rest, and the report says so ([`Ended::gil_late`]). A native wait spins for
+//! nothing, not even this: it takes the GIL back after its wake, as `time.sleep` does, and
+//! returns at once.
 
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
@@ -37,6 +41,11 @@ use crate::sys::without_gil;
 /// millisecond held for every wait) would make such a wait punctual. It is late instead,
 /// and says so.
 pub(crate) const GIL_SPIN_CAP: Duration = Duration::from_micros(50);
+
+/// The longest of each of the two leads a wait holds the GIL for before its deadline: the
+/// binding's spin after taking it back, and the package's Python spin after the return
+/// ([`python_lead`]). Half the cap each, so that together they stay within it.
+const LEAD_CAP: Duration = Duration::from_micros(25);
 
 /// How a wait ended, the way back into Python included.
 #[derive(Debug, Clone, Copy)]
@@ -71,7 +80,10 @@ impl Ended {
 }
 
 thread_local! {
-    static RETURNS: RefCell<WayBack> = const { RefCell::new(WayBack::with_cap(GIL_SPIN_CAP)) };
+    static RETURNS: RefCell<WayBack> = const { RefCell::new(WayBack::with_cap(LEAD_CAP)) };
+    /// The way from the binding's last reading to the caller's Python code: the return
+    /// through pyo3 and the interpreter's call machinery, cold after a long sleep.
+    static INTO_PYTHON: RefCell<WayBack> = const { RefCell::new(WayBack::with_cap(LEAD_CAP)) };
     /// The spin with the GIL held is the library's, as every other spin of the binding.
     static SPINNER: RefCell<Sleeper> = RefCell::new(Sleeper::spin());
 }
@@ -79,6 +91,24 @@ thread_local! {
 /// How early this thread's next hybrid or spinning wait takes the GIL back.
 pub(crate) fn lead() -> Duration {
     RETURNS.with(|returns| returns.borrow_mut().lead())
+}
+
+/// How early this thread's next hybrid or spinning wait returns into Python, for the
+/// package's Python code to spin the rest on `time.perf_counter_ns()` (`_arrive` in
+/// `punctual/__init__.py`): the interpreter's return path and clock reads then run hot at
+/// the deadline, as they do in a hand-written spin loop. Zero for a native wait, which
+/// spins for nothing. At most [`LEAD_CAP`].
+pub(crate) fn python_lead(strategy: Strategy) -> Duration {
+    if strategy == Strategy::Native {
+        return Duration::ZERO;
+    }
+    INTO_PYTHON.with(|way| way.borrow_mut().lead())
+}
+
+/// Records one way into Python: from the binding's last reading to the first reading of
+/// the package's spin.
+pub(crate) fn record_into_python(cost: Duration) {
+    INTO_PYTHON.with(|way| way.borrow_mut().record(cost));
 }
 
 fn spin_until(deadline: Instant) -> Wake {

@@ -10,6 +10,7 @@ use punctual::{Sleeper, Strategy};
 
 use crate::clock::Frame;
 use crate::convert::{seconds_of_ns, Arg};
+use crate::retake;
 use crate::wait::wait_until;
 use crate::wake::PyWake;
 
@@ -58,8 +59,10 @@ impl Target {
 }
 
 /// Waits for `target` with `sleeper` (`None`: this thread's hybrid sleeper, as
-/// `punctual::sleep` uses), the GIL released, Ctrl-C answered. The report is allocated
-/// before the wait, so that filling it in is all that follows the deadline.
+/// `punctual::sleep` uses), the GIL released, Ctrl-C answered, and returns a lead before
+/// it ([`retake::python_lead`]) for the package's Python code to spin the rest and
+/// `_arrive`. The report is allocated before the wait, so that filling it in is all that
+/// follows the binding's last reading.
 pub(crate) fn wait(
     py: Python<'_>,
     sleeper: Option<&mut Sleeper>,
@@ -68,41 +71,47 @@ pub(crate) fn wait(
     let frame = Frame::get(py)?;
     let report = Py::new(py, PyWake::pending())?;
     let strategy = sleeper.as_ref().map_or(Strategy::Hybrid, |s| s.strategy());
-    let (deadline, written_ns) = match target {
-        Target::At(instant) => (Some(instant), None),
+    let lead = retake::python_lead(strategy);
+    let (deadline, deadline_ns) = match target {
+        Target::At(instant) => (Some(instant), frame.ns_of(instant)),
         // Due already: any instant not after now stands in, and the report keeps the
         // deadline as written.
-        Target::Past(ns) => (Some(Instant::now()), Some(ns)),
-        Target::Never => (None, None),
+        Target::Past(ns) => (Some(Instant::now()), ns),
+        Target::Never => (None, i128::MAX),
     };
+    // A deadline too close to the clock's start for the lead returns at once, and the
+    // Python half spins it all.
+    let early = deadline.map(|d| d.checked_sub(lead).unwrap_or(d.min(Instant::now())));
     let ended = match sleeper {
-        Some(sleeper) => wait_until(py, deadline, strategy, |d| sleeper.sleep_until(d))?,
-        None => wait_until(py, deadline, strategy, punctual::sleep_until)?,
+        Some(sleeper) => wait_until(py, early, strategy, |d| sleeper.sleep_until(d))?,
+        None => wait_until(py, early, strategy, punctual::sleep_until)?,
     };
-    report.borrow_mut(py).complete(frame, ended, written_ns);
+    report
+        .borrow_mut(py)
+        .complete_early(frame, ended, deadline_ns, !lead.is_zero());
     Ok(report)
 }
 
-/// Sleeps `seconds` (an int or a float, zero or more) and reports the wake; never returns
-/// early. Uses this thread's hybrid sleeper: a native sleep, then a short spin whose length
-/// it learns. The GIL is released while it waits; Ctrl-C raises `KeyboardInterrupt`.
+/// `punctual.sleep`'s compiled half: sleeps `seconds` (an int or a float, zero or more)
+/// with this thread's hybrid sleeper, the GIL released, Ctrl-C raising
+/// `KeyboardInterrupt`, and returns a lead early for the Python half (see [`wait`]).
 #[pyfunction]
-pub(crate) fn sleep(py: Python<'_>, seconds: &Bound<'_, PyAny>) -> PyResult<Py<PyWake>> {
+pub(crate) fn _sleep(py: Python<'_>, seconds: &Bound<'_, PyAny>) -> PyResult<Py<PyWake>> {
     wait(py, None, Target::after(seconds)?)
 }
 
-/// Sleeps until `deadline`, in seconds on `time.perf_counter()`'s clock (on Linux and macOS
-/// also `time.monotonic()`'s); a past deadline returns at once. Never returns before
-/// `time.perf_counter() >= deadline`.
+/// `punctual.sleep_until`'s compiled half: until `deadline`, in seconds on
+/// `time.perf_counter()`'s clock; a past deadline returns at once.
 #[pyfunction]
-pub(crate) fn sleep_until(py: Python<'_>, deadline: &Bound<'_, PyAny>) -> PyResult<Py<PyWake>> {
+pub(crate) fn _sleep_until(py: Python<'_>, deadline: &Bound<'_, PyAny>) -> PyResult<Py<PyWake>> {
     let target = Target::until(Frame::get(py)?, deadline)?;
     wait(py, None, target)
 }
 
-/// Sleeps until `deadline_ns`, an int of nanoseconds on `time.perf_counter_ns()`'s clock.
+/// `punctual.sleep_until_ns`'s compiled half: until `deadline_ns`, an int of nanoseconds on
+/// `time.perf_counter_ns()`'s clock.
 #[pyfunction]
-pub(crate) fn sleep_until_ns(
+pub(crate) fn _sleep_until_ns(
     py: Python<'_>,
     deadline_ns: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyWake>> {
@@ -113,7 +122,10 @@ pub(crate) fn sleep_until_ns(
 /// A waiter with a fixed strategy: `"hybrid"` (the default: native, then a learned spin
 /// tail), `"native"` (no spinning) or `"spin"` (a busy wait). A hybrid sleeper learns from
 /// its own sleeps: keep one per thread and reuse it.
-#[pyclass(name = "Sleeper", module = "punctual")]
+///
+/// The compiled half of `punctual.Sleeper`, which subclasses it and finishes each wait in
+/// Python (see [`wait`]).
+#[pyclass(name = "Sleeper", module = "punctual", subclass)]
 #[derive(Debug)]
 pub(crate) struct PySleeper {
     inner: Sleeper,
@@ -129,19 +141,24 @@ impl PySleeper {
         })
     }
 
-    /// Sleeps `seconds`; see `punctual.sleep`.
-    fn sleep(&mut self, py: Python<'_>, seconds: &Bound<'_, PyAny>) -> PyResult<Py<PyWake>> {
+    /// Sleeps `seconds`, returning a lead early; see [`_sleep`].
+    fn _sleep(&mut self, py: Python<'_>, seconds: &Bound<'_, PyAny>) -> PyResult<Py<PyWake>> {
         wait(py, Some(&mut self.inner), Target::after(seconds)?)
     }
 
-    /// Sleeps until `deadline` (seconds, `time.perf_counter()`); see `punctual.sleep_until`.
-    fn sleep_until(&mut self, py: Python<'_>, deadline: &Bound<'_, PyAny>) -> PyResult<Py<PyWake>> {
+    /// Sleeps until `deadline` (seconds, `time.perf_counter()`); see [`_sleep_until`].
+    fn _sleep_until(
+        &mut self,
+        py: Python<'_>,
+        deadline: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyWake>> {
         let target = Target::until(Frame::get(py)?, deadline)?;
         wait(py, Some(&mut self.inner), target)
     }
 
-    /// Sleeps until `deadline_ns` (nanoseconds, `time.perf_counter_ns()`).
-    fn sleep_until_ns(
+    /// Sleeps until `deadline_ns` (nanoseconds, `time.perf_counter_ns()`); see
+    /// [`_sleep_until_ns`].
+    fn _sleep_until_ns(
         &mut self,
         py: Python<'_>,
         deadline_ns: &Bound<'_, PyAny>,

@@ -12,6 +12,7 @@ use punctual::{Grid, MissedTickPolicy, Sleeper};
 
 use crate::clock::Frame;
 use crate::convert::{seconds_of_ns, Arg};
+use crate::retake;
 use crate::sleep::strategy_of;
 use crate::wait::wait_until;
 use crate::wake::PyTick;
@@ -88,7 +89,10 @@ pub(crate) fn grid_of(
 /// release, with a `DeprecationWarning`): `"skip"` (the default) waits for the next
 /// grid point not yet past and counts the skipped ones, `"burst"` fires every overdue tick
 /// at once, in order, `"delay"` fires at once and moves the grid to start there.
-#[pyclass(name = "Ticker", module = "punctual")]
+///
+/// The compiled half of `punctual.Ticker`, which subclasses it and finishes each tick's
+/// wait in Python (see `sleep::wait`).
+#[pyclass(name = "Ticker", module = "punctual", subclass)]
 #[derive(Debug)]
 pub(crate) struct PyTicker {
     grid: Grid,
@@ -118,21 +122,26 @@ impl PyTicker {
         slf
     }
 
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Py<PyTick>> {
-        self.tick(py)
-    }
-
-    /// Waits for the next tick and reports it.
-    fn tick(&mut self, py: Python<'_>) -> PyResult<Py<PyTick>> {
+    /// Waits for the next tick, returning a lead before it for the Python half to spin the
+    /// rest (see `sleep::wait`), and reports it.
+    fn _tick(&mut self, py: Python<'_>) -> PyResult<Py<PyTick>> {
         let frame = Frame::get(py)?;
         let due = self.grid.due(Instant::now());
         // Allocated before the wait, filled in after (see `sleep::wait`).
         let report = Py::new(py, PyTick::pending(due.index(), due.missed()))?;
         let strategy = self.sleeper.strategy();
+        let lead = retake::python_lead(strategy);
+        let deadline = due.deadline();
+        let early = deadline.map(|d| d.checked_sub(lead).unwrap_or(d.min(Instant::now())));
         let sleeper = &mut self.sleeper;
-        let ended = wait_until(py, due.deadline(), strategy, |d| sleeper.sleep_until(d))?;
-        self.grid.advance(&due, ended.woke);
-        report.borrow_mut(py).complete(frame, ended);
+        let ended = wait_until(py, early, strategy, |d| sleeper.sleep_until(d))?;
+        // The Python half returns at or after the deadline: the grid moves on from there.
+        self.grid
+            .advance(&due, deadline.map_or(ended.woke, |d| ended.woke.max(d)));
+        let deadline_ns = deadline.map_or(i128::MAX, |d| frame.ns_of(d));
+        report
+            .borrow_mut(py)
+            .complete_early(frame, ended, deadline_ns, !lead.is_zero());
         Ok(report)
     }
 

@@ -4,6 +4,11 @@
 //! (`complete`), so that between the reading that ends the wait and the return into
 //! Python there are only stores and one more reading: the caller's, [`PyWake::woke_ns`].
 //! That is why the classes are not `frozen`; Python has no setter for any field.
+//!
+//! A blocking hybrid or spinning wait ends in the package's Python code: the binding
+//! returns a lead before the deadline ([`crate::retake::python_lead`]) with the report
+//! filled in by [`PyWake::complete_early`], and the Python half spins on
+//! `time.perf_counter_ns()` to the deadline and hands its readings to `_arrive`, once.
 
 use std::time::Instant;
 
@@ -26,6 +31,10 @@ pub(crate) struct PyWake {
     gil_spun_ns: i128,
     gil_wait_ns: i128,
     gil_late: bool,
+    /// The report waits for `_arrive`, the Python half's last readings.
+    arriving: bool,
+    /// The binding returned a lead before the deadline, and the Python half spins the rest.
+    led: bool,
 }
 
 impl PyWake {
@@ -55,10 +64,67 @@ impl PyWake {
         self.gil_late = ended.gil_late;
         self.woke_ns = frame.ns_of(Instant::now()).max(self.sleeper_woke_ns);
     }
+
+    /// Fills in the report of a wait the binding ended early for the Python half to finish
+    /// ([`PyWake::arrive`]): due at `deadline_ns`, as the caller wrote it or the binding
+    /// computed it; `led` when the binding returned a lead before it. Until `_arrive`,
+    /// `woke` is the binding's last reading, which may be before the deadline.
+    pub(crate) fn complete_early(
+        &mut self,
+        frame: &Frame,
+        ended: Ended,
+        deadline_ns: i128,
+        led: bool,
+    ) {
+        self.deadline_ns = deadline_ns;
+        self.sleeper_woke_ns = frame.ns_of(ended.woke);
+        self.spun_ns = ended.spun.as_nanos() as i128;
+        self.gil_spun_ns = ended.gil_spun.as_nanos() as i128;
+        self.gil_wait_ns = ended.gil_wait.as_nanos() as i128;
+        self.gil_late = ended.gil_late;
+        self.arriving = true;
+        self.led = led;
+        self.woke_ns = frame.ns_of(Instant::now()).max(self.sleeper_woke_ns);
+    }
+
+    /// The Python half's readings: `first_ns`, its first after the binding returned, and
+    /// `woke_ns`, its last, the first at or after the deadline. A wait the binding ended
+    /// before its deadline ends there, its spin included; any other keeps the binding's own
+    /// reading as `sleeper_woke`. Only the first call counts; the report never reads earlier than its
+    /// deadline after it.
+    pub(crate) fn arrive(&mut self, first_ns: i128, woke_ns: i128) {
+        if !self.arriving {
+            return;
+        }
+        self.arriving = false;
+        let returned_ns = self.woke_ns;
+        let woke_ns = woke_ns.max(returned_ns).max(self.deadline_ns);
+        if self.led {
+            let way_in = u64::try_from(first_ns - returned_ns).unwrap_or(0);
+            crate::retake::record_into_python(std::time::Duration::from_nanos(way_in));
+        }
+        // Late by the GIL only when it came back after the deadline itself, not after the
+        // lead the binding ended early by.
+        self.gil_late = self.gil_late && returned_ns > self.deadline_ns;
+        // The binding ended before the deadline: the Python spin ended the wait, and spun.
+        if self.sleeper_woke_ns < self.deadline_ns {
+            let spun = woke_ns - returned_ns;
+            self.spun_ns += spun;
+            self.gil_spun_ns += spun;
+            self.sleeper_woke_ns = woke_ns;
+        }
+        self.sleeper_woke_ns = self.sleeper_woke_ns.max(self.deadline_ns);
+        self.woke_ns = woke_ns.max(self.sleeper_woke_ns);
+    }
 }
 
 #[pymethods]
 impl PyWake {
+    /// The Python half's readings of a wait the binding ended early (see the module doc).
+    fn _arrive(&mut self, first_ns: i64, woke_ns: i64) {
+        self.arrive(first_ns.into(), woke_ns.into());
+    }
+
     /// The deadline, in seconds on `time.perf_counter()`'s clock.
     #[getter]
     fn deadline(&self) -> f64 {
@@ -71,9 +137,10 @@ impl PyWake {
         self.deadline_ns
     }
 
-    /// When the caller got control back (seconds, `time.perf_counter()`): the binding's
-    /// last reading, with the GIL held and the report filled in, just before the return
-    /// into Python. Never before the deadline, nor before `sleeper_woke`.
+    /// When the caller got control back (seconds, `time.perf_counter()`): the last reading
+    /// of the package's Python spin, the first at or after the deadline, just before the
+    /// return into the caller's code (for an asyncio wait, the binding's last reading).
+    /// Never before the deadline, nor before `sleeper_woke`.
     #[getter]
     fn woke(&self) -> f64 {
         seconds_of_ns(self.woke_ns)
@@ -100,8 +167,9 @@ impl PyWake {
     }
 
     /// The clock reading that ended the wait itself, the first at or after the deadline
-    /// (seconds, `time.perf_counter()`): before the way back into Python, when the GIL was
-    /// let go until the deadline (a native wait), or the end of the spin with it held.
+    /// (seconds, `time.perf_counter()`): the binding's, before the way back into Python,
+    /// for a native wait; the end of the package's Python spin (then `woke`) for a hybrid
+    /// or spinning one.
     #[getter]
     fn sleeper_woke(&self) -> f64 {
         seconds_of_ns(self.sleeper_woke_ns)
@@ -216,14 +284,26 @@ impl PyTick {
         }
     }
 
-    /// Fills the tick's report in; see [`PyWake::complete`].
-    pub(crate) fn complete(&mut self, frame: &Frame, ended: Ended) {
-        self.wake.complete(frame, ended, None);
+    /// Fills the tick's report in, for the Python half to finish; see
+    /// [`PyWake::complete_early`].
+    pub(crate) fn complete_early(
+        &mut self,
+        frame: &Frame,
+        ended: Ended,
+        deadline_ns: i128,
+        led: bool,
+    ) {
+        self.wake.complete_early(frame, ended, deadline_ns, led);
     }
 }
 
 #[pymethods]
 impl PyTick {
+    /// The Python half's readings (see [`PyWake::arrive`]).
+    fn _arrive(&mut self, first_ns: i64, woke_ns: i64) {
+        self.wake.arrive(first_ns.into(), woke_ns.into());
+    }
+
     /// The tick's number on the grid: tick `k` is due `k` periods after tick 0 (until the
     /// `"delay"` policy moves the grid).
     #[getter]

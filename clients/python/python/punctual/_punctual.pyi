@@ -9,9 +9,9 @@ _Seconds = Union[int, float]
 
 __all__ = [
     "__version__",
-    "sleep",
-    "sleep_until",
-    "sleep_until_ns",
+    "_sleep",
+    "_sleep_until",
+    "_sleep_until_ns",
     "Sleeper",
     "Wake",
     "Tick",
@@ -50,10 +50,13 @@ __version__: str
 class Wake:
     """The report of one wait, on ``time.perf_counter()``'s clock.
 
-    ``woke``/``lateness``: when the caller got control back (the GIL held, just before the
-    return into Python); ``sleeper_woke``/``sleeper_lateness``: the reading that ended the
-    wait itself; ``gil_spun``, ``gil_wait``, ``gil_late``: how the GIL came back.
+    ``woke``/``lateness``: when the caller got control back (the last reading of the
+    package's Python spin, the first at or after the deadline); ``sleeper_woke``/
+    ``sleeper_lateness``: the reading that ended the wait itself; ``gil_spun``,
+    ``gil_wait``, ``gil_late``: how the GIL came back.
     """
+
+    def _arrive(self, first_ns: int, woke_ns: int) -> None: ...
 
     @property
     def deadline(self) -> float: ...
@@ -94,6 +97,8 @@ class Wake:
 class Tick:
     """One tick of a :class:`Ticker` or an asyncio interval."""
 
+    def _arrive(self, first_ns: int, woke_ns: int) -> None: ...
+
     @property
     def index(self) -> int: ...
     @property
@@ -109,23 +114,19 @@ class Tick:
     @property
     def wake(self) -> Wake: ...
 
-def sleep(seconds: _Seconds) -> Wake:
-    """Sleep ``seconds`` with this thread's hybrid sleeper; never returns early."""
+# The compiled halves of the package's waits: each returns a lead before its deadline,
+# with a report that `_arrive` finishes (`punctual/__init__.py`); never call them alone.
+def _sleep(seconds: _Seconds) -> Wake: ...
+def _sleep_until(deadline: _Seconds) -> Wake: ...
+def _sleep_until_ns(deadline_ns: int) -> Wake: ...
 
-def sleep_until(deadline: _Seconds) -> Wake:
-    """Sleep until ``deadline`` (seconds on ``time.perf_counter()``'s clock)."""
-
-def sleep_until_ns(deadline_ns: int) -> Wake:
-    """Sleep until ``deadline_ns`` (nanoseconds on ``time.perf_counter_ns()``'s clock)."""
-
-@final
 class Sleeper:
-    """A waiter with a fixed strategy: ``"hybrid"``, ``"native"`` or ``"spin"``."""
+    """The compiled half of ``punctual.Sleeper``."""
 
     def __new__(cls, strategy: str = "hybrid") -> "Sleeper": ...
-    def sleep(self, seconds: _Seconds) -> Wake: ...
-    def sleep_until(self, deadline: _Seconds) -> Wake: ...
-    def sleep_until_ns(self, deadline_ns: int) -> Wake: ...
+    def _sleep(self, seconds: _Seconds) -> Wake: ...
+    def _sleep_until(self, deadline: _Seconds) -> Wake: ...
+    def _sleep_until_ns(self, deadline_ns: int) -> Wake: ...
     @property
     def strategy(self) -> str: ...
     @property
@@ -133,9 +134,8 @@ class Sleeper:
     @property
     def stats(self) -> dict[str, Union[int, float]]: ...
 
-@final
 class Ticker:
-    """Ticks on a fixed grid, ``first + k * period``; iterate it."""
+    """The compiled half of ``punctual.Ticker``."""
 
     def __new__(
         cls,
@@ -147,8 +147,7 @@ class Ticker:
         missed: Optional[str] = None,
     ) -> "Ticker": ...
     def __iter__(self) -> "Ticker": ...
-    def __next__(self) -> Tick: ...
-    def tick(self) -> Tick: ...
+    def _tick(self) -> Tick: ...
     @property
     def period(self) -> float: ...
     @property
