@@ -22,6 +22,7 @@ Cancelling a task that awaits :func:`sleep` removes its timer from the driver
 from __future__ import annotations
 
 import asyncio as _asyncio
+import os as _os
 import threading as _threading
 import time as _time
 import warnings as _warnings
@@ -44,6 +45,19 @@ __all__ = [
 
 _delivering: Optional[_threading.Thread] = None
 _delivering_lock = _threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    # The child has no delivering thread, and the lock may have been held by a thread that
+    # the fork left behind: both start anew. (The library gives the child a driver of its
+    # own, without the parent's timers.)
+    global _delivering, _delivering_lock
+    _delivering = None
+    _delivering_lock = _threading.Lock()
+
+
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _deliver() -> None:
