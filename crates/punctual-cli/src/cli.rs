@@ -183,6 +183,9 @@ impl BenchArgs {
             waits: self.waits.clone(),
             samples: self.samples,
             warmup: self.warmup,
+            // As `punctual frontier` with no --repeat (`bench --repeat` conflicts with it).
+            repeat: None,
+            confidence: self.confidence,
             phase: self.phase,
             run: self.run.clone(),
             export_json: self.export_json.clone(),
@@ -261,6 +264,18 @@ pub struct FrontierArgs {
     /// Unrecorded waits per contender before measuring each wait length.
     #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub warmup: u64,
+
+    /// Rounds: measure every contender at every wait K times, interleaved, and place each
+    /// adaptive method against a monotone fit of every fixed margin's every round, with an
+    /// interval: on, above or below the frontier, or "cannot tell at this noise". The
+    /// default is the fewest rounds an interval can be 95% sure with, 6 (the run takes K
+    /// times as long as one round); 1 gives the envelope of one run alone.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub repeat: Option<u64>,
+
+    /// How sure the intervals of --repeat are, a percentage from 50 up to 100.
+    #[arg(long, value_name = "PERCENT", default_value = "95", value_parser = bootstrap::parse_confidence)]
+    pub confidence: f64,
 
     /// aligned: each wait starts right after the last; scrambled: random work first.
     #[arg(long, value_enum, default_value = "aligned")]

@@ -4,7 +4,25 @@
 mod common;
 use common::{assert_fails_before_measuring, assert_usage_error, stdout_of, TempDir};
 
+/// One round: the envelope of one run, as before `--repeat` (the default's six rounds are
+/// `frontier_repeat`'s).
 fn mock_frontier(extra: &[&str]) -> String {
+    let base = [
+        "frontier",
+        "--repeat",
+        "1",
+        "--mock-timer",
+        "--samples",
+        "300",
+        "--wait",
+        "100us,1ms",
+    ];
+    stdout_of(&[&base[..], extra].concat())
+}
+
+/// The default: six rounds, the fewest a 95% interval can be read from.
+#[test]
+fn frontier_repeat() {
     let base = [
         "frontier",
         "--mock-timer",
@@ -13,7 +31,37 @@ fn mock_frontier(extra: &[&str]) -> String {
         "--wait",
         "100us,1ms",
     ];
-    stdout_of(&[&base[..], extra].concat())
+    let table = stdout_of(&base);
+    assert!(
+        table.contains("samples per contender and round, 6 rounds"),
+        "{table}"
+    );
+    let fits = table
+        .lines()
+        .filter(|l| l.contains("monotone fit over every round: "))
+        .count();
+    assert_eq!(fits, 4, "hybrid and async-spin at both waits: {table}");
+    assert!(
+        table.contains("rank correlation"),
+        "the sweep_order sentence stays"
+    );
+    assert!(!table.contains("rounds cannot make"), "6 rounds reach 95%");
+    insta::assert_snapshot!("frontier_repeat_table", table);
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout_of(&[&base[..], &["--export-json", "-"]].concat())).unwrap();
+    for p in json["placements"].as_array().unwrap() {
+        let fit = &p["fit"];
+        assert!(
+            ["on", "above", "below", "cannot-tell"].contains(&fit["side"].as_str().unwrap()),
+            "{fit}"
+        );
+        let ratio = &fit["p99_to_fit"];
+        assert!(ratio["low"].as_f64() <= ratio["value"].as_f64(), "{ratio}");
+        assert!(ratio["value"].as_f64() <= ratio["high"].as_f64(), "{ratio}");
+    }
+    for p in json["points"].as_array().unwrap() {
+        assert_eq!(p["rounds"].as_array().unwrap().len(), 6);
+    }
 }
 
 fn mock_threads(extra: &[&str]) -> String {
@@ -198,7 +246,9 @@ fn a_real_frontier_run_measures_every_contender() {
     let points = json["points"].as_array().unwrap();
     assert!(points.len() >= 10);
     for p in points {
-        assert_eq!(p["samples"], 20, "{p}");
+        // 20 in each of the default 6 rounds.
+        assert_eq!(p["samples"], 120, "{p}");
+        assert_eq!(p["rounds"].as_array().unwrap().len(), 6, "{p}");
         assert_eq!(p["early"], 0, "{p}");
     }
 }

@@ -36,7 +36,8 @@ pub struct Bounded {
 }
 
 impl Bounded {
-    fn of(estimate: &Estimate) -> Option<Bounded> {
+    /// The estimate's figure and interval; `None` where it has no interval (one round).
+    pub fn of(estimate: &Estimate) -> Option<Bounded> {
         let interval = estimate.interval?;
         Some(Bounded {
             value: estimate.value,
