@@ -183,8 +183,9 @@ impl BenchArgs {
             waits: self.waits.clone(),
             samples: self.samples,
             warmup: self.warmup,
-            // As `punctual frontier` with no --repeat (`bench --repeat` conflicts with it).
-            repeat: None,
+            // The one-round run the deprecated flag always made (`bench --repeat` conflicts
+            // with it): `punctual frontier --repeat 1`.
+            repeat: Some(1),
             confidence: self.confidence,
             phase: self.phase,
             run: self.run.clone(),
