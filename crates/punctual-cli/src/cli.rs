@@ -202,6 +202,9 @@ impl BenchArgs {
             methods: self.methods.clone(),
             wait_range: self.wait_range,
             duration: self.duration,
+            // `bench --repeat` conflicts with `--threads`: the one round it always ran.
+            repeat: 1,
+            confidence: self.confidence,
             run: self.run.clone(),
             export_json: self.export_json.clone(),
             report: self.report.clone(),
@@ -321,6 +324,16 @@ pub struct ThreadsArgs {
     /// Measuring time per method.
     #[arg(long, value_name = "TIME", allow_hyphen_values = true, default_value = "900ms", value_parser = parse_duration_budget)]
     pub duration: Duration,
+
+    /// Rounds: run every method's crew for --duration K times, the methods taking turns in
+    /// each round, and show each method's p50, p99 and p99.9 as the median over the rounds
+    /// with a confidence interval (see docs/intervals.md).
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub repeat: u64,
+
+    /// How sure the intervals of --repeat are, a percentage from 50 up to 100.
+    #[arg(long, value_name = "PERCENT", default_value = "95", value_parser = bootstrap::parse_confidence)]
+    pub confidence: f64,
 
     #[command(flatten)]
     pub run: RunArgs,

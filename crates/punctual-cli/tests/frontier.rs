@@ -162,6 +162,25 @@ fn frontier_plot_shows_both_sweeps_and_the_adaptive_points() {
     }
 }
 
+/// `--repeat 3`: each method's lateness over the rounds with its intervals, under the
+/// table, short of 95% and footnoted so; the exports carry each round.
+#[test]
+fn threads_repeat() {
+    let table = mock_threads(&["--repeat", "3"]);
+    assert!(table.contains("per method and round, 3 rounds"), "{table}");
+    assert_eq!(table.matches(" over 3 rounds: p50 ").count(), 3, "{table}");
+    assert!(table.contains("* 3 rounds cannot make an interval 95% sure"));
+    insta::assert_snapshot!("threads_repeat_table", table);
+    let json: serde_json::Value =
+        serde_json::from_str(&mock_threads(&["--repeat", "3", "--export-json", "-"])).unwrap();
+    for r in json["results"].as_array().unwrap() {
+        assert_eq!(r["rounds"].as_array().unwrap().len(), 3, "{r}");
+        let p99 = &r["over_rounds"]["p99_ns"];
+        assert!(p99["low"].as_f64() <= p99["high"].as_f64(), "{p99}");
+        assert!(r["over_rounds"]["cpu_ns_per_wait"].is_null(), "{r}");
+    }
+}
+
 #[test]
 fn threads_table() {
     insta::assert_snapshot!("threads_table", mock_threads(&[]));
