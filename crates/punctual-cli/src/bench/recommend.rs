@@ -135,11 +135,19 @@ fn claims(best: &MethodResult, peers: &[&MethodResult], settings: &Settings) -> 
     if against.is_empty() {
         return String::new();
     }
+    // Too few rounds for the confidence: say how sure the verdicts are, not what was asked.
+    let sure = match over.p99_ns.and_then(|b| b.reach) {
+        Some(reach) => format!(
+            "intervals at most {} sure, short of {}",
+            percent(reach),
+            percent(settings.confidence())
+        ),
+        None => format!("at {}", percent(settings.confidence())),
+    };
     format!(
-        " At {}, from {} paired rounds at {}: {}.",
+        " At {}, from {} paired rounds ({sure}): {}.",
         wait_label(Duration::from_nanos(best.wait_ns)),
         over.rounds,
-        percent(settings.confidence()),
         against.join("; ")
     )
 }
@@ -231,8 +239,10 @@ pub fn recommend(results: &[MethodResult], settings: &Settings) -> Option<String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::rounds::OverRounds;
     use crate::bench::stats::{Lateness, Summary};
     use crate::bench::Mode;
+    use crate::intervals::figure::Round;
 
     fn result(
         method: &str,
@@ -318,6 +328,56 @@ mod tests {
         assert!(recommend(&results, &Settings::default())
             .unwrap()
             .starts_with("use `fast` here"));
+    }
+
+    /// `r` over `k` rounds, round `i` at `spread[i % len]` times its figures.
+    fn with_rounds(mut r: MethodResult, k: usize, spread: &[f64]) -> MethodResult {
+        let l = r.summary.lateness;
+        r.rounds = (0..k)
+            .map(|i| {
+                let by = |ns: u64| (ns as f64 * spread[i % spread.len()]) as u64;
+                Round {
+                    waits: l.samples,
+                    p50_ns: by(l.p50_ns),
+                    p99_ns: by(l.p99_ns),
+                    p999_ns: by(l.p999_ns),
+                    cpu_ns_per_wait: r.summary.cpu_ns_per_wait,
+                }
+            })
+            .collect();
+        r.over_rounds = OverRounds::of(&r.rounds, &Settings::default());
+        r
+    }
+
+    #[test]
+    fn with_rounds_the_advice_claims_only_what_the_intervals_show() {
+        let spread = [1.0, 1.3, 0.8, 1.1, 0.9, 1.2];
+        let results = [
+            with_rounds(result("a", 3000, 100, 150, 200, 0.05, 0), 6, &spread),
+            // Twice a's p50 in every round; its p99 the same as a's but in another order.
+            with_rounds(
+                result("b", 3000, 200, 250, 200, 0.05, 0),
+                6,
+                &[1.2, 0.9, 1.1, 0.8, 1.3, 1.0],
+            ),
+        ];
+        let advice = recommend(&results, &Settings::default()).unwrap();
+        assert!(advice.starts_with("use `a` here"), "{advice}");
+        assert!(
+            advice.ends_with(
+                "At 1ms, from 6 paired rounds (at 95%): against `b` p50 better, p99 no difference shown."
+            ),
+            "{advice}"
+        );
+        let few = [
+            with_rounds(result("a", 3000, 100, 150, 200, 0.05, 0), 3, &spread),
+            with_rounds(result("b", 3000, 400, 450, 800, 0.05, 0), 3, &spread),
+        ];
+        let advice = recommend(&few, &Settings::default()).unwrap();
+        assert!(
+            advice.contains("from 3 paired rounds (intervals at most 75% sure, short of 95%)"),
+            "{advice}"
+        );
     }
 
     #[test]
