@@ -96,7 +96,7 @@ pub struct BenchArgs {
     pub repeat: u64,
 
     /// How sure the intervals of --repeat are, a percentage from 50 up to 100.
-    #[arg(long, value_name = "PERCENT", default_value = "95", value_parser = bootstrap::parse_confidence)]
+    #[arg(long, value_name = "PERCENT", default_value = "95", requires = "repeat", value_parser = bootstrap::parse_confidence)]
     pub confidence: f64,
 
     /// Two methods to compare, A,B: the ratio of A's p50, p99 and CPU per wait to B's at
@@ -332,7 +332,7 @@ pub struct ThreadsArgs {
     pub repeat: u64,
 
     /// How sure the intervals of --repeat are, a percentage from 50 up to 100.
-    #[arg(long, value_name = "PERCENT", default_value = "95", value_parser = bootstrap::parse_confidence)]
+    #[arg(long, value_name = "PERCENT", default_value = "95", requires = "repeat", value_parser = bootstrap::parse_confidence)]
     pub confidence: f64,
 
     #[command(flatten)]

@@ -948,8 +948,14 @@ fn bad_repeat_arguments_are_clear_errors() {
             "--compare names `spin`, which --methods does not measure",
         ),
         (&["--repeat", "3", "--scale", "10"], "cannot be used with"),
+        (&["--repeat", "3", "--frontier"], "cannot be used with"),
+        // A confidence with nothing to be confident of is a mistake, not a setting.
+        (&["--confidence", "90"], "--repeat <K>"),
     ];
     for (args, message) in cases {
         assert_usage_error(&[&["bench"][..], args].concat(), message);
     }
+    assert_usage_error(&["threads", "4", "--confidence", "90"], "--repeat <K>");
+    assert_usage_error(&["frontier", "--repeat", "0"], "0 is not in 1..=1000");
+    assert_usage_error(&["frontier", "--confidence", "150"], "from 50 up to");
 }
