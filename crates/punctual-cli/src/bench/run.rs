@@ -78,11 +78,10 @@ pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Repor
                     seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
                     progress.show(wait, worker.name);
                     let result = worker.run(batch(count, seed))?;
-                    for recorder in [&mut recorders[i], &mut in_round[i]] {
-                        result.samples.iter().for_each(|&s| recorder.record(s));
-                        recorder.add_missed(result.missed);
-                        recorder.add_wall(result.wall.as_nanos());
-                    }
+                    let recorder = &mut in_round[i];
+                    result.samples.iter().for_each(|&s| recorder.record(s));
+                    recorder.add_missed(result.missed);
+                    recorder.add_wall(result.wall.as_nanos());
                     method_notes[i] = result.note;
                     let done = (round as f64 + done_fraction(options.stop, &in_round[i]))
                         / options.rounds as f64;
@@ -95,7 +94,8 @@ pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Repor
                     break;
                 }
             }
-            for (kept, recorder) in rounds.iter_mut().zip(&in_round) {
+            for ((pooled, kept), recorder) in recorders.iter_mut().zip(&mut rounds).zip(&in_round) {
+                pooled.merge(recorder);
                 kept.push(super::rounds::round_of(&recorder.summary()));
             }
             if context.interrupted() {
