@@ -10,6 +10,7 @@ use crate::bench::load::LoadKind;
 use crate::bench::method::{self, MethodSpec};
 use crate::bench::threads::WaitRange;
 use crate::bench::{Mode, Phase};
+use crate::intervals::bootstrap;
 use crate::sys::waits::THIS_OS;
 use crate::units;
 use punctual::Strategy;
@@ -86,6 +87,23 @@ pub struct BenchArgs {
     /// Unrecorded waits per method before measuring each wait length.
     #[arg(long, value_name = "N", default_value_t = 20, default_value_ifs([("preset", "timetest", "0"), ("preset", "deadline-sleep", "0")]), value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub warmup: u64,
+
+    /// Rounds: measure every method at every wait K times (each round as long as a run of
+    /// one, the methods interleaved inside it), and show each figure as its median over the
+    /// rounds with a confidence interval (see docs/intervals.md). An interval needs at
+    /// least 6 rounds to be 95% sure; with fewer the table says how sure it can be.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000), conflicts_with_all = ["scale", "frontier", "threads"])]
+    pub repeat: u64,
+
+    /// How sure the intervals of --repeat are, a percentage from 50 up to 100.
+    #[arg(long, value_name = "PERCENT", default_value = "95", requires = "repeat", value_parser = bootstrap::parse_confidence)]
+    pub confidence: f64,
+
+    /// Two methods to compare, A,B: the ratio of A's p50, p99 and CPU per wait to B's at
+    /// each wait, with its interval, from the paired rounds [default with --repeat 2 or
+    /// more: the recommended method against each other one].
+    #[arg(long, value_name = "A,B", value_parser = parse_compare, conflicts_with_all = ["scale", "frontier", "threads"])]
+    pub compare: Option<ComparePair>,
 
     /// single: back-to-back waits; grid: absolute deadlines start + k * wait.
     #[arg(long, value_enum, default_value = "single")]
@@ -165,6 +183,10 @@ impl BenchArgs {
             waits: self.waits.clone(),
             samples: self.samples,
             warmup: self.warmup,
+            // The one-round run the deprecated flag always made (`bench --repeat` conflicts
+            // with it): `punctual frontier --repeat 1`.
+            repeat: Some(1),
+            confidence: self.confidence,
             phase: self.phase,
             run: self.run.clone(),
             export_json: self.export_json.clone(),
@@ -180,6 +202,9 @@ impl BenchArgs {
             methods: self.methods.clone(),
             wait_range: self.wait_range,
             duration: self.duration,
+            // `bench --repeat` conflicts with `--threads`: the one round it always ran.
+            repeat: 1,
+            confidence: self.confidence,
             run: self.run.clone(),
             export_json: self.export_json.clone(),
             report: self.report.clone(),
@@ -244,6 +269,18 @@ pub struct FrontierArgs {
     #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub warmup: u64,
 
+    /// Rounds: measure every contender at every wait K times, interleaved, and place each
+    /// adaptive method against a monotone fit of every fixed margin's every round, with an
+    /// interval: on, above or below the frontier, or "cannot tell at this noise". The
+    /// default is the fewest rounds an interval can be 95% sure with, 6 (the run takes K
+    /// times as long as one round); 1 gives the envelope of one run alone.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub repeat: Option<u64>,
+
+    /// How sure the intervals of --repeat are, a percentage from 50 up to 100.
+    #[arg(long, value_name = "PERCENT", default_value = "95", value_parser = bootstrap::parse_confidence)]
+    pub confidence: f64,
+
     /// aligned: each wait starts right after the last; scrambled: random work first.
     #[arg(long, value_enum, default_value = "aligned")]
     pub phase: Phase,
@@ -287,6 +324,16 @@ pub struct ThreadsArgs {
     /// Measuring time per method.
     #[arg(long, value_name = "TIME", allow_hyphen_values = true, default_value = "900ms", value_parser = parse_duration_budget)]
     pub duration: Duration,
+
+    /// Rounds: run every method's crew for --duration K times, the methods taking turns in
+    /// each round, and show each method's p50, p99 and p99.9 as the median over the rounds
+    /// with a confidence interval (see docs/intervals.md).
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub repeat: u64,
+
+    /// How sure the intervals of --repeat are, a percentage from 50 up to 100.
+    #[arg(long, value_name = "PERCENT", default_value = "95", requires = "repeat", value_parser = bootstrap::parse_confidence)]
+    pub confidence: f64,
 
     #[command(flatten)]
     pub run: RunArgs,
@@ -585,6 +632,39 @@ fn parse_methods(text: &str) -> Result<MethodList, String> {
         specs: chosen,
         scale_only,
         all: false,
+    })
+}
+
+/// The two methods `--compare` named: the ratio is the first's figure over the second's.
+#[derive(Debug, Clone, Copy)]
+pub struct ComparePair {
+    pub first: &'static MethodSpec,
+    pub second: &'static MethodSpec,
+}
+
+fn parse_compare(text: &str) -> Result<ComparePair, String> {
+    let names: Vec<&str> = text.split(',').map(str::trim).collect();
+    let [first, second] = names.as_slice() else {
+        return Err(format!(
+            "`{text}`: name two methods, e.g. hybrid,spin_sleep"
+        ));
+    };
+    if first == second {
+        return Err(format!("`{text}`: name two different methods"));
+    }
+    let one = |name: &str| -> Result<&'static MethodSpec, String> {
+        let spec = method::find(name)
+            .ok_or_else(|| format!("unknown method `{name}` (known here: {})", method::names()))?;
+        if spec.sync.is_none() {
+            return Err(format!(
+                "`{name}` is measured only in the scale mode, which has no --compare"
+            ));
+        }
+        Ok(spec)
+    };
+    Ok(ComparePair {
+        first: one(first)?,
+        second: one(second)?,
     })
 }
 

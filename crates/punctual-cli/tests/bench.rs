@@ -856,3 +856,106 @@ fn a_real_run_shows_the_timer_slack() {
         .unwrap_or_else(|| panic!("no timer slack line in the header:\n{table}"));
     assert!(slack.contains("by default"), "{slack}");
 }
+
+/// `--repeat 3`: each cell the median over the rounds with its interval, marked and
+/// footnoted as short of 95%, and the rows within 100 columns.
+#[test]
+fn repeat_table() {
+    let table = mock_bench(&["--repeat", "3"]);
+    let rows = table
+        .lines()
+        .filter(|l| l.contains(" [") && l.ends_with(" 0"));
+    for line in rows {
+        assert!(line.chars().count() <= 100, "{line}");
+    }
+    assert!(table.contains("* 3 rounds cannot make an interval 95% sure, at most 75%"));
+    insta::assert_snapshot!("bench_repeat_table", table);
+}
+
+#[test]
+fn repeat_compare() {
+    let table = mock_bench(&[
+        "--repeat",
+        "6",
+        "--confidence",
+        "90",
+        "--methods",
+        "hybrid,spin,spin_sleep,std",
+        "--compare",
+        "hybrid,spin",
+    ]);
+    let lines: Vec<&str> = table.lines().filter(|l| l.contains(" vs ")).collect();
+    assert_eq!(lines.len(), 2, "one line per wait: {table}");
+    assert!(lines.iter().all(|l| l.starts_with("hybrid vs spin at ")));
+    // Six rounds reach 90%: no interval is marked short.
+    assert!(!table.contains("rounds cannot make"));
+    insta::assert_snapshot!("bench_repeat_compare", table);
+}
+
+/// One round has no interval: `--compare` says so rather than print one.
+#[test]
+fn compare_with_one_round_says_there_is_no_interval() {
+    let table = mock_bench(&["--methods", "hybrid,std", "--compare", "std,hybrid"]);
+    assert!(table.contains("std vs hybrid at 100us: p50 "), "{table}");
+    assert!(table.contains("(one round: no interval)"), "{table}");
+}
+
+#[test]
+fn repeat_exports_carry_the_rounds_and_bounds() {
+    let args = ["--repeat", "3", "--methods", "hybrid,spin_sleep"];
+    let json_text = mock_bench(&[&args[..], &["--export-json", "-"]].concat());
+    let json: serde_json::Value = serde_json::from_str(&json_text).unwrap();
+    for r in json["results"].as_array().unwrap() {
+        assert_eq!(r["rounds"].as_array().unwrap().len(), 3);
+        let over = &r["over_rounds"];
+        assert_eq!(over["rounds"], 3);
+        for figure in ["p50_ns", "p99_ns", "p999_ns", "cpu_ns_per_wait"] {
+            let b = &over[figure];
+            let (low, value, high) = (
+                b["low"].as_f64().unwrap(),
+                b["value"].as_f64().unwrap(),
+                b["high"].as_f64().unwrap(),
+            );
+            assert!(low <= value && value <= high, "{figure}: {b}");
+            assert_eq!(
+                (b["confidence"].as_f64(), b["reach"].as_f64()),
+                (Some(0.95), Some(0.75))
+            );
+        }
+    }
+    insta::assert_snapshot!("bench_repeat_json", json_text);
+    let csv = mock_bench(&[&args[..], &["--export-csv", "-"]].concat());
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert!(header.ends_with(&["confidence", "reach"]));
+    for line in lines {
+        assert_eq!(line.split(',').count(), header.len(), "{line}");
+    }
+    insta::assert_snapshot!("bench_repeat_csv", csv);
+}
+
+#[test]
+fn bad_repeat_arguments_are_clear_errors() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--repeat", "0"], "0 is not in 1..=1000"),
+        (&["--confidence", "150"], "give a percentage from 50 up to"),
+        (&["--confidence", "high"], "is not a percentage"),
+        (&["--compare", "nosuch,hybrid"], "unknown method `nosuch`"),
+        (&["--compare", "hybrid"], "name two methods"),
+        (&["--compare", "hybrid,hybrid"], "two different methods"),
+        (
+            &["--methods", "hybrid,std", "--compare", "hybrid,spin"],
+            "--compare names `spin`, which --methods does not measure",
+        ),
+        (&["--repeat", "3", "--scale", "10"], "cannot be used with"),
+        (&["--repeat", "3", "--frontier"], "cannot be used with"),
+        // A confidence with nothing to be confident of is a mistake, not a setting.
+        (&["--confidence", "90"], "--repeat <K>"),
+    ];
+    for (args, message) in cases {
+        assert_usage_error(&[&["bench"][..], args].concat(), message);
+    }
+    assert_usage_error(&["threads", "4", "--confidence", "90"], "--repeat <K>");
+    assert_usage_error(&["frontier", "--repeat", "0"], "0 is not in 1..=1000");
+    assert_usage_error(&["frontier", "--confidence", "150"], "from 50 up to");
+}

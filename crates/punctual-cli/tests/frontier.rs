@@ -4,7 +4,25 @@
 mod common;
 use common::{assert_fails_before_measuring, assert_usage_error, stdout_of, TempDir};
 
+/// One round: the envelope of one run, as before `--repeat` (the default's six rounds are
+/// `frontier_repeat`'s).
 fn mock_frontier(extra: &[&str]) -> String {
+    let base = [
+        "frontier",
+        "--repeat",
+        "1",
+        "--mock-timer",
+        "--samples",
+        "300",
+        "--wait",
+        "100us,1ms",
+    ];
+    stdout_of(&[&base[..], extra].concat())
+}
+
+/// The default: six rounds, the fewest a 95% interval can be read from.
+#[test]
+fn frontier_repeat() {
     let base = [
         "frontier",
         "--mock-timer",
@@ -13,7 +31,37 @@ fn mock_frontier(extra: &[&str]) -> String {
         "--wait",
         "100us,1ms",
     ];
-    stdout_of(&[&base[..], extra].concat())
+    let table = stdout_of(&base);
+    assert!(
+        table.contains("samples per contender and round, 6 rounds"),
+        "{table}"
+    );
+    let fits = table
+        .lines()
+        .filter(|l| l.contains("monotone fit over every round: "))
+        .count();
+    assert_eq!(fits, 4, "hybrid and async-spin at both waits: {table}");
+    assert!(
+        table.contains("rank correlation"),
+        "the sweep_order sentence stays"
+    );
+    assert!(!table.contains("rounds cannot make"), "6 rounds reach 95%");
+    insta::assert_snapshot!("frontier_repeat_table", table);
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout_of(&[&base[..], &["--export-json", "-"]].concat())).unwrap();
+    for p in json["placements"].as_array().unwrap() {
+        let fit = &p["fit"];
+        assert!(
+            ["on", "above", "below", "cannot-tell"].contains(&fit["side"].as_str().unwrap()),
+            "{fit}"
+        );
+        let ratio = &fit["p99_to_fit"];
+        assert!(ratio["low"].as_f64() <= ratio["value"].as_f64(), "{ratio}");
+        assert!(ratio["value"].as_f64() <= ratio["high"].as_f64(), "{ratio}");
+    }
+    for p in json["points"].as_array().unwrap() {
+        assert_eq!(p["rounds"].as_array().unwrap().len(), 6);
+    }
 }
 
 fn mock_threads(extra: &[&str]) -> String {
@@ -111,6 +159,25 @@ fn frontier_plot_shows_both_sweeps_and_the_adaptive_points() {
         "(default)",
     ] {
         assert!(plot.contains(label), "the plot shows `{label}`");
+    }
+}
+
+/// `--repeat 3`: each method's lateness over the rounds with its intervals, under the
+/// table, short of 95% and footnoted so; the exports carry each round.
+#[test]
+fn threads_repeat() {
+    let table = mock_threads(&["--repeat", "3"]);
+    assert!(table.contains("per method and round, 3 rounds"), "{table}");
+    assert_eq!(table.matches(" over 3 rounds: p50 ").count(), 3, "{table}");
+    assert!(table.contains("* 3 rounds cannot make an interval 95% sure"));
+    insta::assert_snapshot!("threads_repeat_table", table);
+    let json: serde_json::Value =
+        serde_json::from_str(&mock_threads(&["--repeat", "3", "--export-json", "-"])).unwrap();
+    for r in json["results"].as_array().unwrap() {
+        assert_eq!(r["rounds"].as_array().unwrap().len(), 3, "{r}");
+        let p99 = &r["over_rounds"]["p99_ns"];
+        assert!(p99["low"].as_f64() <= p99["high"].as_f64(), "{p99}");
+        assert!(r["over_rounds"]["cpu_ns_per_wait"].is_null(), "{r}");
     }
 }
 

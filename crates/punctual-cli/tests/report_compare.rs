@@ -150,3 +150,23 @@ fn runs_of_different_kinds_are_not_compared() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("are different kinds of run"));
     assert!(!dir.0.join("p.html").exists());
 }
+
+/// Both runs with rounds: a figure is marked only where the permutation test of the rounds
+/// shows a difference. B's `std` p50 at 1 ms doubled in every round is worse (at 95%); its
+/// p99 doubled is not, since one of the mock's five rounds has a p99 four times the others'
+/// and the test cannot tell the runs apart; the figures B shares with A are not marked.
+#[test]
+fn runs_with_rounds_are_marked_by_a_permutation_test() {
+    let mock = [&MOCK_BENCH[..], &["--repeat", "5"]].concat();
+    let html = compared("report-compare-rounds", &mock, "results", |result| {
+        if result["wait_ns"] == 1_000_000 && result["method"] == "std" {
+            for round in result["rounds"].as_array_mut().unwrap() {
+                scaled(round, "p50_ns", 2.0);
+                scaled(round, "p99_ns", 2.0);
+            }
+        }
+    });
+    assert_eq!(marked(&html), (vec!["2.0x, p = 0.0476 (worse)"], vec![]));
+    assert!(html.contains("<td>2.0x, p = 0.238 (no difference shown)</td>"));
+    assert!(html.contains("permutation test"));
+}

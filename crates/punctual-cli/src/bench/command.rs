@@ -9,6 +9,7 @@ use super::session::{self, BenchMode, Outputs, RunContext};
 use super::{frontier, scale, threads, BenchOptions, Report, Stop};
 use crate::cli::{BenchArgs, TableFormat};
 use crate::export;
+use crate::intervals::bootstrap::Settings;
 use crate::output::stdio;
 use crate::usage;
 
@@ -28,7 +29,14 @@ impl BenchMode for WaitTable {
 
     fn table(&self, report: &Report) -> String {
         match self.format {
-            TableFormat::Table => crate::output::table::render(report),
+            TableFormat::Table => crate::output::table::render_with(
+                report,
+                &super::rounds::comparisons(
+                    &report.results,
+                    self.options.compare,
+                    &self.options.intervals,
+                ),
+            ),
             TableFormat::Timetest => crate::output::timetest::render(report),
             TableFormat::DeadlineSleep => crate::output::deadline_sleep::render(report),
         }
@@ -83,6 +91,19 @@ pub fn command(args: BenchArgs, command: &[String]) -> anyhow::Result<ExitCode> 
             ),
         );
     }
+    if let Some(pair) = args.compare {
+        for spec in [pair.first, pair.second] {
+            if !args.methods.specs.iter().any(|m| m.name == spec.name) {
+                usage::error(
+                    clap::error::ErrorKind::ValueValidation,
+                    format!(
+                        "--compare names `{}`, which --methods does not measure",
+                        spec.name
+                    ),
+                );
+            }
+        }
+    }
     let mode = WaitTable {
         options: BenchOptions {
             methods: args.methods.specs.clone(),
@@ -93,6 +114,11 @@ pub fn command(args: BenchArgs, command: &[String]) -> anyhow::Result<ExitCode> 
             warmup: args.warmup,
             mode: args.mode,
             phase: args.phase,
+            rounds: args.repeat,
+            intervals: Settings::new(args.confidence).unwrap_or_else(|message| {
+                usage::error(clap::error::ErrorKind::ValueValidation, message)
+            }),
+            compare: args.compare,
         },
         format: args.format,
     };

@@ -13,6 +13,7 @@ pub mod methods;
 mod options;
 pub mod recommend;
 mod report;
+pub mod rounds;
 mod run;
 pub mod scale;
 pub mod session;

@@ -5,6 +5,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::method::MethodSpec;
+use crate::cli::ComparePair;
+use crate::intervals::bootstrap::Settings;
 
 /// How waits follow one another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -43,4 +45,11 @@ pub struct BenchOptions {
     pub warmup: u64,
     pub mode: Mode,
     pub phase: Phase,
+    /// Rounds of every method at every wait (`--repeat`); 1 for a run as it always was.
+    pub rounds: u64,
+    /// How the intervals over rounds are computed.
+    pub intervals: Settings,
+    /// The pair `--compare` named; without it, rounds compare the recommended method with
+    /// each other one.
+    pub compare: Option<ComparePair>,
 }

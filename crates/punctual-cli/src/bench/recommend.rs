@@ -10,10 +10,19 @@
 //! otherwise: a p99 of 100 samples is their second-largest, which says more about the one
 //! stall that happened than about the method. Values within 20% (or 100 ns) of the best
 //! count as ties, broken by the median, then by the lower CPU cost.
+//!
+//! Over K rounds (`--repeat K`) the figures judged are the medians over the rounds, and the
+//! advice adds what the paired rounds show of the winner against the methods it was chosen
+//! from: "better" or "worse" only on a figure whose interval of the ratio excludes 1, "no
+//! difference shown" otherwise.
 
 use std::time::Duration;
 
+use super::rounds;
 use super::MethodResult;
+use crate::intervals::bootstrap::Settings;
+use crate::intervals::figure::Figure;
+use crate::intervals::format::percent;
 use crate::units::{format_nanos, wait_label};
 
 /// The most CPU a recommended method may spend beyond the cheapest, as a share of the wait.
@@ -22,12 +31,30 @@ pub const CPU_CEILING: f64 = 0.25;
 /// Enough samples for a p99 to mean something.
 const P99_SAMPLES: u64 = 1000;
 
+/// A figure over the rounds, where the run had rounds.
+fn over_rounds(r: &MethodResult, figure: Figure) -> Option<u64> {
+    Some(r.over_rounds?.get(figure)?.value.round() as u64)
+}
+
+/// Whether the tail judged is the p99: every round (or the run) had enough samples for it.
+fn judged_on_p99(r: &MethodResult) -> bool {
+    if r.rounds.is_empty() {
+        r.summary.lateness.samples >= P99_SAMPLES
+    } else {
+        r.rounds.iter().all(|round| round.waits >= P99_SAMPLES)
+    }
+}
+
 fn tail(r: &MethodResult) -> u64 {
-    if r.summary.lateness.samples >= P99_SAMPLES {
-        r.summary.lateness.p99_ns
+    if judged_on_p99(r) {
+        over_rounds(r, Figure::P99).unwrap_or(r.summary.lateness.p99_ns)
     } else {
         r.summary.lateness.p90_ns
     }
+}
+
+fn median(r: &MethodResult) -> u64 {
+    over_rounds(r, Figure::P50).unwrap_or(r.summary.lateness.p50_ns)
 }
 
 fn tied(value: u64, best: u64) -> bool {
@@ -42,15 +69,23 @@ fn best_of<'a>(candidates: &[&'a MethodResult]) -> Option<&'a MethodResult> {
         .copied()
         .filter(|r| tied(tail(r), best_tail))
         .collect();
-    let best_median = close.iter().map(|r| r.summary.lateness.p50_ns).min()?;
+    let best_median = close.iter().map(|r| median(r)).min()?;
     close
         .into_iter()
-        .filter(|r| tied(r.summary.lateness.p50_ns, best_median))
+        .filter(|r| tied(median(r), best_median))
         .min_by_key(|r| r.summary.cpu_ns_per_wait)
 }
 
-/// The best method at one wait length, and whether it kept within the CPU ceiling.
-fn winner<'a>(at: &[&'a MethodResult]) -> Option<(&'a MethodResult, bool)> {
+/// The method the advice names at one wait length (`at`, every method there).
+pub fn winner_at<'a>(at: &[&'a MethodResult]) -> Option<&'a MethodResult> {
+    winner(at).map(|(r, _)| r).map(|(r, _)| r)
+}
+
+/// The best method at one wait length, the methods it was chosen from, and whether it kept
+/// within the CPU ceiling.
+fn winner<'a>(
+    at: &[&'a MethodResult],
+) -> Option<((&'a MethodResult, Vec<&'a MethodResult>), bool)> {
     let honest: Vec<&MethodResult> = at
         .iter()
         .copied()
@@ -65,9 +100,56 @@ fn winner<'a>(at: &[&'a MethodResult]) -> Option<(&'a MethodResult, bool)> {
         .copied()
         .filter(|r| r.cpu_share - cheapest <= CPU_CEILING)
         .collect();
-    best_of(&frugal)
-        .map(|r| (r, true))
-        .or_else(|| best_of(&honest).map(|r| (r, false)))
+    match best_of(&frugal) {
+        Some(r) => Some(((r, frugal), true)),
+        None => best_of(&honest).map(|r| ((r, honest), false)),
+    }
+}
+
+/// What the paired rounds show of `best` against the others it was chosen from at `wait`:
+/// ` At 1ms, from 3 paired rounds at 95%: against `spin_sleep` p50 better, p99 no
+/// difference shown; ...`; empty for a run of one round.
+fn claims(best: &MethodResult, peers: &[&MethodResult], settings: &Settings) -> String {
+    let Some(over) = best.over_rounds else {
+        return String::new();
+    };
+    // Peers with the same verdicts are named together: `against `a`, `b` p50 better, ...`.
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for peer in peers.iter().filter(|peer| peer.method != best.method) {
+        let figures: Vec<String> = rounds::ratios(best, peer, settings)
+            .iter()
+            .filter(|ratio| ratio.figure != Figure::Cpu)
+            .map(|ratio| format!("{} {}", ratio.figure.label(), ratio.verdict().text()))
+            .collect();
+        let figures = figures.join(", ");
+        let name = format!("`{}`", peer.method);
+        match groups.iter_mut().find(|(shown, _)| *shown == figures) {
+            Some((_, names)) => names.push(name),
+            None => groups.push((figures, vec![name])),
+        }
+    }
+    let against: Vec<String> = groups
+        .iter()
+        .map(|(figures, names)| format!("against {} {figures}", names.join(", ")))
+        .collect();
+    if against.is_empty() {
+        return String::new();
+    }
+    // Too few rounds for the confidence: say how sure the verdicts are, not what was asked.
+    let sure = match over.p99_ns.and_then(|b| b.reach) {
+        Some(reach) => format!(
+            "intervals at most {} sure, short of {}",
+            percent(reach),
+            percent(settings.confidence())
+        ),
+        None => format!("at {}", percent(settings.confidence())),
+    };
+    format!(
+        " At {}, from {} paired rounds ({sure}): {}.",
+        wait_label(Duration::from_nanos(best.wait_ns)),
+        over.rounds,
+        against.join("; ")
+    )
 }
 
 /// What the winner spent: a share of a core, or, when a wake cost more than the wait, that.
@@ -83,15 +165,19 @@ fn cost(r: &MethodResult) -> String {
 }
 
 /// The advice for `results` (several wait lengths, several methods each), or `None` when
-/// nothing was measured.
-pub fn recommend(results: &[MethodResult]) -> Option<String> {
+/// nothing was measured; `settings` are the intervals' for a run of rounds.
+pub fn recommend(results: &[MethodResult], settings: &Settings) -> Option<String> {
     let mut waits: Vec<u64> = results.iter().map(|r| r.wait_ns).collect();
     waits.dedup();
+    let mut peers = Vec::new();
     let winners: Vec<(u64, &MethodResult, bool)> = waits
         .iter()
         .filter_map(|&wait| {
             let at: Vec<&MethodResult> = results.iter().filter(|r| r.wait_ns == wait).collect();
-            winner(&at).map(|(r, within)| (wait, r, within))
+            winner(&at).map(|((r, chosen_from), within)| {
+                peers.push(chosen_from);
+                (wait, r, within)
+            })
         })
         .collect();
     let first = winners.first()?;
@@ -115,18 +201,16 @@ pub fn recommend(results: &[MethodResult]) -> Option<String> {
         } else {
             " (none stayed within a quarter of a core of the cheapest)"
         };
-        let percentile = if best.summary.lateness.samples >= P99_SAMPLES {
-            "p99"
-        } else {
-            "p90"
-        };
+        let percentile = if judged_on_p99(best) { "p99" } else { "p90" };
+        let shown = winners.iter().position(|(w, _, _)| *w == wait).unwrap_or(0);
         return Some(format!(
-            "use `{}` here ({rule}){caveat}: at {} it woke {} late at the median and {} at {percentile}, for {}{versus}.",
+            "use `{}` here ({rule}){caveat}: at {} it woke {} late at the median and {} at {percentile}, for {}{versus}.{}",
             best.method,
             wait_label(Duration::from_nanos(wait)),
-            format_nanos(best.summary.lateness.p50_ns as f64),
+            format_nanos(median(best) as f64),
             format_nanos(tail(best) as f64),
             cost(best),
+            claims(best, &peers[shown], settings),
         ));
     }
     let parts: Vec<String> = winners
@@ -144,14 +228,21 @@ pub fn recommend(results: &[MethodResult]) -> Option<String> {
             )
         })
         .collect();
-    Some(format!("use {} ({rule}).", parts.join(", ")))
+    let claimed: String = winners
+        .iter()
+        .zip(&peers)
+        .map(|((_, best, _), peers)| claims(best, peers, settings))
+        .collect();
+    Some(format!("use {} ({rule}).{claimed}", parts.join(", ")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::rounds::OverRounds;
     use crate::bench::stats::{Lateness, Summary};
     use crate::bench::Mode;
+    use crate::intervals::figure::Round;
 
     fn result(
         method: &str,
@@ -188,6 +279,8 @@ mod tests {
             cpu_share,
             note: None,
             lateness_percentiles: Vec::new(),
+            rounds: Vec::new(),
+            over_rounds: None,
         }
     }
 
@@ -199,7 +292,7 @@ mod tests {
             result("hybrid", 3000, 25, 40, 300, 0.03, 0),
             result("native", 3000, 20_000, 30_000, 60_000, 0.01, 0),
         ];
-        assert!(recommend(&results)
+        assert!(recommend(&results, &Settings::default())
             .unwrap()
             .starts_with("use `hybrid` here"));
     }
@@ -211,14 +304,16 @@ mod tests {
             result("hybrid", 3000, 20, 40, 1_220_000, 0.14, 0),
             result("std", 3000, 76_000, 100_000, 1_500_000, 0.02, 0),
         ];
-        assert!(recommend(&results)
+        assert!(recommend(&results, &Settings::default())
             .unwrap()
             .starts_with("use `hybrid` here"));
         let cheaper = [
             result("a", 3000, 100, 200, 300, 0.10, 0),
             result("b", 3000, 100, 200, 300, 0.05, 0),
         ];
-        assert!(recommend(&cheaper).unwrap().starts_with("use `b` here"));
+        assert!(recommend(&cheaper, &Settings::default())
+            .unwrap()
+            .starts_with("use `b` here"));
     }
 
     #[test]
@@ -230,7 +325,59 @@ mod tests {
             result("fast", 3000, 28_000, 30_000, 41_000, 0.264, 0),
             result("spinner", 3000, 20, 30, 40, 0.99, 0),
         ];
-        assert!(recommend(&results).unwrap().starts_with("use `fast` here"));
+        assert!(recommend(&results, &Settings::default())
+            .unwrap()
+            .starts_with("use `fast` here"));
+    }
+
+    /// `r` over `k` rounds, round `i` at `spread[i % len]` times its figures.
+    fn with_rounds(mut r: MethodResult, k: usize, spread: &[f64]) -> MethodResult {
+        let l = r.summary.lateness;
+        r.rounds = (0..k)
+            .map(|i| {
+                let by = |ns: u64| (ns as f64 * spread[i % spread.len()]) as u64;
+                Round {
+                    waits: l.samples,
+                    p50_ns: by(l.p50_ns),
+                    p99_ns: by(l.p99_ns),
+                    p999_ns: by(l.p999_ns),
+                    cpu_ns_per_wait: r.summary.cpu_ns_per_wait,
+                }
+            })
+            .collect();
+        r.over_rounds = OverRounds::of(&r.rounds, &Settings::default());
+        r
+    }
+
+    #[test]
+    fn with_rounds_the_advice_claims_only_what_the_intervals_show() {
+        let spread = [1.0, 1.3, 0.8, 1.1, 0.9, 1.2];
+        let results = [
+            with_rounds(result("a", 3000, 100, 150, 200, 0.05, 0), 6, &spread),
+            // Twice a's p50 in every round; its p99 the same as a's but in another order.
+            with_rounds(
+                result("b", 3000, 200, 250, 200, 0.05, 0),
+                6,
+                &[1.2, 0.9, 1.1, 0.8, 1.3, 1.0],
+            ),
+        ];
+        let advice = recommend(&results, &Settings::default()).unwrap();
+        assert!(advice.starts_with("use `a` here"), "{advice}");
+        assert!(
+            advice.ends_with(
+                "At 1ms, from 6 paired rounds (at 95%): against `b` p50 better, p99 no difference shown."
+            ),
+            "{advice}"
+        );
+        let few = [
+            with_rounds(result("a", 3000, 100, 150, 200, 0.05, 0), 3, &spread),
+            with_rounds(result("b", 3000, 400, 450, 800, 0.05, 0), 3, &spread),
+        ];
+        let advice = recommend(&few, &Settings::default()).unwrap();
+        assert!(
+            advice.contains("from 3 paired rounds (intervals at most 75% sure, short of 95%)"),
+            "{advice}"
+        );
     }
 
     #[test]
@@ -239,7 +386,7 @@ mod tests {
             result("lucky", 100, 30_000, 50_000, 200_000, 0.02, 0),
             result("hybrid", 100, 20, 40, 1_600_000, 0.06, 0),
         ];
-        let advice = recommend(&results).unwrap();
+        let advice = recommend(&results, &Settings::default()).unwrap();
         assert!(
             advice.starts_with("use `hybrid` here") && advice.contains("at p90"),
             "{advice}"

@@ -6,10 +6,12 @@ use serde::{Deserialize, Serialize};
 
 use super::load::LoadKind;
 use super::options::{Mode, Phase};
+use super::rounds::OverRounds;
 use super::scale::ScaleResult;
 use super::stats::Summary;
 use crate::environment::Environment;
 use crate::export::json::PercentilePoint;
+use crate::intervals::figure::Round;
 
 /// What a run measured: waits of given lengths (single or grid), many timers at once, the
 /// frontier, or many sleepers at once: the `run.mode` of every export, which tells the
@@ -88,6 +90,13 @@ pub struct MethodResult {
     /// The points of its lateness distribution, for `punctual report` to draw.
     #[serde(default)]
     pub lateness_percentiles: Vec<PercentilePoint>,
+    /// Each round's figures, in the order measured (`--repeat K`, K from 2; absent for one
+    /// round). The figures above are over every round's waits together.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<Round>,
+    /// The figures over the rounds with their intervals (with `rounds` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_rounds: Option<OverRounds>,
 }
 
 /// Everything a wait table's or a scale run produced: the table, the exporters and the

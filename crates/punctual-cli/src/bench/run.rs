@@ -5,6 +5,7 @@ use std::time::Duration;
 use super::options::{BenchOptions, Stop};
 use super::recommend;
 use super::report::{MethodResult, Report, RunInfo};
+use super::rounds::OverRounds;
 use super::session::RunContext;
 use super::stats::Recorder;
 use super::worker::{Batch, Worker};
@@ -53,6 +54,7 @@ pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Repor
             seed,
         };
         let mut recorders = vec![Recorder::default(); workers.len()];
+        let mut rounds = vec![Vec::new(); workers.len()];
         let mut method_notes = vec![None; workers.len()];
         if options.warmup > 0 {
             for worker in &workers {
@@ -60,33 +62,61 @@ pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Repor
                 worker.run(batch(options.warmup, seed))?;
             }
         }
-        'batches: loop {
-            let mut measured = false;
-            for (i, worker) in workers.iter().enumerate() {
-                let Some(count) = next_count(options.stop, &recorders[i], wait) else {
-                    continue;
-                };
-                measured = true;
-                seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                progress.show(wait, worker.name);
-                let result = worker.run(batch(count, seed))?;
-                let recorder = &mut recorders[i];
-                result.samples.iter().for_each(|&s| recorder.record(s));
-                recorder.add_missed(result.missed);
-                recorder.add_wall(result.wall.as_nanos());
-                method_notes[i] = result.note;
-                progress.advance(i, done_fraction(options.stop, recorder));
-                if context.interrupted() {
-                    break 'batches;
+        // A round is one pass of the batch loop below over every method, each round as long
+        // as a run of one round: the methods stay interleaved inside it, so a round's slow
+        // spell falls on all of them, and the workers (what the hybrid learned) live through
+        // every round, as they do through every wait.
+        for round in 0..options.rounds {
+            let mut in_round = vec![Recorder::default(); workers.len()];
+            'batches: loop {
+                let mut measured = false;
+                for (i, worker) in workers.iter().enumerate() {
+                    let Some(count) = next_count(options.stop, &in_round[i], wait) else {
+                        continue;
+                    };
+                    measured = true;
+                    seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                    progress.show(wait, worker.name);
+                    let result = worker.run(batch(count, seed))?;
+                    let recorder = &mut in_round[i];
+                    result.samples.iter().for_each(|&s| recorder.record(s));
+                    recorder.add_missed(result.missed);
+                    recorder.add_wall(result.wall.as_nanos());
+                    method_notes[i] = result.note;
+                    let done = (round as f64 + done_fraction(options.stop, &in_round[i]))
+                        / options.rounds as f64;
+                    progress.advance(i, done);
+                    if context.interrupted() {
+                        break 'batches;
+                    }
+                }
+                if !measured {
+                    break;
                 }
             }
-            if !measured {
+            for ((pooled, kept), recorder) in recorders.iter_mut().zip(&mut rounds).zip(&in_round) {
+                pooled.merge(recorder);
+                kept.push(super::rounds::round_of(&recorder.summary()));
+            }
+            if context.interrupted() {
                 break;
             }
         }
         progress.next_wait();
-        for ((spec, recorder), note) in options.methods.iter().zip(&recorders).zip(method_notes) {
+        for (((spec, recorder), note), rounds) in options
+            .methods
+            .iter()
+            .zip(&recorders)
+            .zip(method_notes)
+            .zip(rounds)
+        {
             let summary = recorder.summary();
+            // One round is the run as it always was: its export stays as it was.
+            let rounds = if options.rounds > 1 {
+                rounds
+            } else {
+                Vec::new()
+            };
             results.push(MethodResult {
                 method: spec.name.to_string(),
                 ours: spec.ours,
@@ -96,6 +126,8 @@ pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Repor
                 cpu_share: summary.cpu_ns_per_wait as f64 / wait.as_nanos() as f64,
                 note,
                 lateness_percentiles: percentiles(recorder.histogram()),
+                over_rounds: OverRounds::of(&rounds, &options.intervals),
+                rounds,
             });
             histograms.push(recorder.histogram().clone());
         }
@@ -113,7 +145,7 @@ pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Repor
     {
         notes.push("this platform has no per-thread CPU clock: CPU figures read 0".to_string());
     }
-    let recommendation = recommend::recommend(&results);
+    let recommendation = recommend::recommend(&results, &options.intervals);
     Ok(Report {
         schema_version: SCHEMA_VERSION,
         environment: context.environment.clone(),
@@ -156,7 +188,7 @@ fn expected_time(options: &BenchOptions) -> Duration {
             Stop::Duration(d) => d,
         })
         .sum();
-    per_method * options.methods.len() as u32
+    per_method * options.methods.len() as u32 * options.rounds.min(u64::from(u32::MAX)) as u32
 }
 
 /// How many waits the next batch of this method measures, or `None` when it is done.

@@ -5,8 +5,13 @@
 //!
 //! A mode is what implements [`BenchMode`]: it measures in a [`RunContext`] and renders
 //! what it measured as a table, a JSON export, an HTML page (and, for some, CSV, Markdown
-//! and a plot). A repeat of whole runs (`--repeat K`) belongs in [`execute`], around
-//! [`BenchMode::run`]: everything a run shares is set up once above that call.
+//! and a plot). Everything a run shares is set up once, here, above [`BenchMode::run`].
+//!
+//! Rounds (`--repeat K`) are the modes' own, a loop around each mode's interleaved pass over
+//! its methods at one wait, not K calls of [`BenchMode::run`]: the methods' workers (what the
+//! hybrid learned) and the warm-up then live through every round as through every wait,
+//! round `i` of two methods is the same stretch of host time (which the paired comparisons
+//! need), and no mode has to merge K reports into one.
 
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;

@@ -92,6 +92,26 @@ impl Recorder {
         self.wall_ns += wall_ns;
     }
 
+    /// Adds `other`'s samples to these, as if each had been recorded here.
+    pub fn merge(&mut self, other: &Recorder) {
+        if other.count > 0 {
+            self.min_ns = self.min_ns.min(other.min_ns);
+        }
+        self.count += other.count;
+        self.max_ns = self.max_ns.max(other.max_ns);
+        self.sum_ns += other.sum_ns;
+        self.early += other.early;
+        self.early_max_ns = self.early_max_ns.max(other.early_max_ns);
+        self.cpu_sum_ns += other.cpu_sum_ns;
+        self.missed += other.missed;
+        self.wall_ns += other.wall_ns;
+        // Both histograms have the same bounds, so adding one to the other cannot fail.
+        let _ = self.histogram.add(&other.histogram);
+        if let Some(theirs) = &other.self_reported {
+            let _ = self.self_reported.get_or_insert_with(histogram).add(theirs);
+        }
+    }
+
     pub fn count(&self) -> u64 {
         self.count
     }
@@ -183,6 +203,29 @@ pub struct Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merged_recorders_are_one_recorder_of_every_sample() {
+        let (mut all, mut first, mut second) = (
+            Recorder::default(),
+            Recorder::default(),
+            Recorder::default(),
+        );
+        for (i, lateness_ns) in [100, -20, 3_000, 50, 700].into_iter().enumerate() {
+            let sample = Sample {
+                lateness_ns,
+                cpu_ns: 10 * i as u64,
+                self_reported_ns: (i % 2 == 0).then_some(lateness_ns / 2),
+            };
+            all.record(sample);
+            if i < 2 { &mut first } else { &mut second }.record(sample);
+        }
+        let mut merged = Recorder::default();
+        merged.merge(&first);
+        merged.merge(&second);
+        assert_eq!(merged.summary(), all.summary());
+        assert_eq!(merged.histogram(), all.histogram());
+    }
 
     #[test]
     fn early_wakes_are_counted_apart_and_pull_min_and_mean_down() {

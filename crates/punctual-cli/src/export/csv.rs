@@ -1,9 +1,39 @@
 use std::fmt::Write;
 
 use crate::bench::stats::Lateness;
-use crate::bench::{Mode, Report, RunMode};
+use crate::bench::{MethodResult, Mode, Report, RunMode};
 
 const HEADER: &str = "method,ours,wait_ns,mode,samples,min_ns,mean_ns,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,early,early_max_ns,missed,cpu_ns_per_wait,cpu_share,self_reported_p50_ns,self_reported_p99_ns";
+
+/// The columns a run of rounds (`--repeat K`, K from 2) adds to each row: its rounds, then
+/// each figure over the rounds with its interval's ends, the confidence asked, and, where the
+/// rounds fall short of it, the most they support (empty otherwise).
+const ROUNDS_HEADER: &str = ",rounds,p50_over_rounds_ns,p50_low_ns,p50_high_ns,p99_over_rounds_ns,p99_low_ns,p99_high_ns,p999_over_rounds_ns,p999_low_ns,p999_high_ns,cpu_ns_per_wait_over_rounds,cpu_ns_per_wait_low,cpu_ns_per_wait_high,confidence,reach";
+
+/// A row's rounds columns (see [`ROUNDS_HEADER`]).
+fn rounds(r: &MethodResult) -> String {
+    let Some(over) = r.over_rounds else {
+        return ",".repeat(ROUNDS_HEADER.matches(',').count());
+    };
+    let mut out = format!(",{}", over.rounds);
+    for bounded in [over.p50_ns, over.p99_ns, over.p999_ns, over.cpu_ns_per_wait] {
+        let _ = match bounded {
+            Some(b) => write!(out, ",{:.0},{:.0},{:.0}", b.value, b.low, b.high),
+            None => write!(out, ",,,"),
+        };
+    }
+    let first = [over.p50_ns, over.p99_ns, over.p999_ns, over.cpu_ns_per_wait]
+        .into_iter()
+        .flatten()
+        .next();
+    let _ = write!(
+        out,
+        ",{},{}",
+        maybe(first.map(|b| b.confidence)),
+        maybe(first.and_then(|b| b.reach))
+    );
+    out
+}
 
 const SCALE_HEADER: &str = "method,ours,timers,rounds,samples,min_ns,mean_ns,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,early,longest_stall_ns,stalls,cpu_ns_per_timer,driver_cpu_ns_per_timer,driver_fire_lateness_mean_ns,driver_fire_lateness_max_ns,rss_bytes_per_timer,timer_bytes,setup_overran,executor_floor_ns_per_task,allocator";
 
@@ -54,7 +84,11 @@ pub fn export(report: &Report) -> anyhow::Result<Vec<u8>> {
     if report.run.mode == RunMode::Scale {
         return scale(report);
     }
+    let with_rounds = report.results.iter().any(|r| !r.rounds.is_empty());
     let mut out = String::from(HEADER);
+    if with_rounds {
+        out.push_str(ROUNDS_HEADER);
+    }
     out.push('\n');
     for r in &report.results {
         let s = &r.summary;
@@ -62,7 +96,7 @@ pub fn export(report: &Report) -> anyhow::Result<Vec<u8>> {
             Mode::Single => "single",
             Mode::Grid => "grid",
         };
-        writeln!(
+        write!(
             out,
             "{},{},{},{mode},{},{},{},{},{:.6},{},{}",
             r.method,
@@ -76,6 +110,10 @@ pub fn export(report: &Report) -> anyhow::Result<Vec<u8>> {
             maybe(s.self_reported_p50_ns),
             maybe(s.self_reported_p99_ns)
         )?;
+        if with_rounds {
+            out.push_str(&rounds(r));
+        }
+        out.push('\n');
     }
     Ok(out.into_bytes())
 }

@@ -3,10 +3,12 @@
 
 use super::bootstrap::{self, Interval, Settings};
 use super::quantile::median;
+use serde::{Deserialize, Serialize};
 
 /// What the intervals need of one method's round: how many waits it measured, and the
-/// figures read from them (a round's percentiles come from its own histogram).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// figures read from them (a round's percentiles come from its own histogram). The JSON
+/// export carries each result's rounds as these, so that `punctual report` can test them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Round {
     /// Waits measured in the round; 0 for a round that measured none (stopped early, or a
     /// method that could not run), whose figures are then ignored.

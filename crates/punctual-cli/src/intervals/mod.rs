@@ -20,10 +20,6 @@
 //!
 //! It imports nothing of `bench`: the bench modes hand it plain per-round figures ([`figure::Round`]).
 
-// Wired into the bench modes and `report` after their run context lands; until then only the
-// tests call it.
-#![allow(dead_code)]
-
 pub mod bootstrap;
 pub mod figure;
 pub mod format;

@@ -26,8 +26,12 @@ fn describe_run(report: &FrontierReport) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ");
+    let rounds = match report.rounds() {
+        1 => String::new(),
+        k => format!(" and round, {k} rounds"),
+    };
     format!(
-        "frontier, {} phase, {load}, samples per contender: {sizes}; {} warm-up waits",
+        "frontier, {} phase, {load}, samples per contender{rounds}: {sizes}; {} warm-up waits",
         match run.phase {
             crate::bench::Phase::Aligned => "aligned",
             crate::bench::Phase::Scrambled => "scrambled",
@@ -128,6 +132,13 @@ pub fn render(report: &FrontierReport) -> String {
             .filter(|p| p.wait_ns == wait)
             .collect();
         placed.iter().for_each(|p| placement(&mut out, p));
+        for fit in placed.iter().filter_map(|p| p.fit.as_ref()) {
+            let _ = writeln!(
+                out,
+                "  against the fixed margins' monotone fit over every round: {}",
+                fit.text
+            );
+        }
         if let Some(order) = placed.first().and_then(|p| p.sweep_order) {
             let _ = writeln!(out, "  {}", describe_order(order));
         }
@@ -145,6 +156,17 @@ pub fn render(report: &FrontierReport) -> String {
         }
     }
     out.push_str(FOOTNOTE);
+    if let Some((rounds, interval)) = report
+        .placements
+        .iter()
+        .filter_map(|p| p.fit.as_ref()?.p99_to_fit)
+        .map(|b| (report.rounds(), b.interval()))
+        .find(|(_, i)| i.reach.is_some())
+    {
+        if let Some(note) = crate::intervals::format::reach_note(rounds, &interval) {
+            let _ = writeln!(out, "  {note}.");
+        }
+    }
     for note in &report.notes {
         let _ = writeln!(out, "  note: {note}");
     }

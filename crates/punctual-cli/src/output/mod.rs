@@ -8,6 +8,7 @@ pub mod file;
 pub mod frontier;
 pub mod plot;
 pub mod progress;
+pub mod rounds_table;
 pub mod scale;
 pub mod stdio;
 pub mod table;

@@ -15,13 +15,16 @@ pub fn header(environment: &Environment) -> String {
     out
 }
 
-fn describe_run(run: &RunInfo) -> String {
+/// The run line; `rounds` is `--repeat`'s K.
+fn describe_run(run: &RunInfo, rounds: usize) -> String {
+    let per = if rounds > 1 {
+        format!("per method, wait and round, {rounds} rounds")
+    } else {
+        "per method and wait".to_string()
+    };
     let size = match (run.samples_per_method, run.duration_per_method_ns) {
-        (Some(n), _) => format!("{n} samples per method and wait"),
-        (None, Some(ns)) => format!(
-            "{} per method and wait",
-            format_duration(Duration::from_nanos(ns))
-        ),
+        (Some(n), _) => format!("{n} samples {per}"),
+        (None, Some(ns)) => format!("{} {per}", format_duration(Duration::from_nanos(ns))),
         (None, None) => String::new(),
     };
     let load = match run.load_threads {
@@ -104,6 +107,11 @@ pub fn any_over_the_wait(report: &Report) -> bool {
 }
 
 pub fn render(report: &Report) -> String {
+    render_with(report, &[])
+}
+
+/// The table with `comparisons` (the paired lines of `--compare`) above the advice.
+pub fn render_with(report: &Report, comparisons: &[String]) -> String {
     let mut out =
         String::from("punctual bench: how late each way to wait wakes, on this machine\n");
     out.push_str(&header(&report.environment));
@@ -111,7 +119,13 @@ pub fn render(report: &Report) -> String {
         out.push_str(&super::scale::render(report));
         return out;
     }
-    let _ = writeln!(out, "  {:<16} {}", "run", describe_run(&report.run));
+    let rounds = report
+        .results
+        .iter()
+        .map(|r| r.rounds.len())
+        .max()
+        .unwrap_or(0);
+    let _ = writeln!(out, "  {:<16} {}", "run", describe_run(&report.run, rounds));
     let grid = report.run.mode == RunMode::Grid;
     let mut waits: Vec<u64> = report.results.iter().map(|r| r.wait_ns).collect();
     waits.dedup();
@@ -133,59 +147,101 @@ pub fn render(report: &Report) -> String {
             .max()
             .unwrap_or(0)
             .max(12);
-        let _ = write!(
-            out,
-            "  {:<width$} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6}",
-            "method", "samples", "min", "mean", "p50", "p90", "p99", "p99.9", "max", "early"
-        );
-        if grid {
-            let _ = write!(out, " {:>7}", "missed");
-        }
-        let _ = writeln!(out, " {:>10} {:>7}", "cpu/wait", "cpu");
-        for r in &rows {
-            let name = if r.ours {
+        let name = |r: &MethodResult| {
+            if r.ours {
                 format!("{} *", r.method)
             } else {
                 r.method.clone()
-            };
-            let cells = cells(r);
-            let _ = write!(out, "  {name:<width$} {:>7}", cells.samples);
-            for value in &cells.lateness {
-                let _ = write!(out, " {value:>9}");
             }
-            let _ = write!(out, " {:>6}", cells.early);
-            if grid {
-                let _ = write!(out, " {:>7}", cells.missed);
-            }
-            let _ = writeln!(out, " {:>10} {:>7}", cells.cpu_per_wait, cells.cpu_share);
+        };
+        if rows.iter().any(|r| r.over_rounds.is_some()) {
+            let names: Vec<String> = rows.iter().map(|r| name(r)).collect();
+            super::rounds_table::block(&mut out, &rows, &names, width);
+        } else {
+            pooled_block(&mut out, &rows, width, grid, name);
         }
-        for r in &rows {
-            if let Some(note) = &r.note {
-                let _ = writeln!(out, "  {note}");
-            }
-        }
-        for r in &rows {
-            let s = &r.summary;
-            if let (Some(p50), Some(p99)) = (s.self_reported_p50_ns, s.self_reported_p99_ns) {
-                let _ = writeln!(
-                    out,
-                    "  {}: by its own wake reading, before returning: p50 {}, p99 {}",
-                    r.method,
-                    format_nanos(p50 as f64),
-                    format_nanos(p99 as f64)
-                );
-            }
-        }
+        notes_of(&mut out, &rows);
     }
     out.push_str("\n  * punctual's own methods. Lateness is the bench's clock reading once the method has returned, for every method; early wakes count as 0 in the percentiles; cpu is CPU time per wait, and its share of the wait.\n");
+    if let Some(confidence) = report
+        .results
+        .iter()
+        .find_map(|r| r.over_rounds?.p99_ns.map(|b| b.confidence))
+    {
+        let _ = writeln!(out, "  {}", super::rounds_table::legend(confidence));
+    }
+    if let Some((rounds, interval)) = super::rounds_table::short_interval(&report.results) {
+        if let Some(note) = crate::intervals::format::reach_note(rounds, &interval) {
+            let _ = writeln!(out, "  {note}.");
+        }
+    }
     if any_over_the_wait(report) {
         let _ = writeln!(out, "  {OVER_THE_WAIT}.");
     }
     for note in &report.notes {
         let _ = writeln!(out, "  note: {note}");
     }
+    if !comparisons.is_empty() {
+        out.push('\n');
+        for line in comparisons {
+            let _ = writeln!(out, "{line}");
+        }
+    }
     if let Some(advice) = &report.recommendation {
         let _ = writeln!(out, "\nRecommendation: {advice}");
     }
     out
+}
+
+/// A block of a run of one round: every figure over its waits.
+fn pooled_block(
+    out: &mut String,
+    rows: &[&MethodResult],
+    width: usize,
+    grid: bool,
+    name: impl Fn(&MethodResult) -> String,
+) {
+    let _ = write!(
+        out,
+        "  {:<width$} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6}",
+        "method", "samples", "min", "mean", "p50", "p90", "p99", "p99.9", "max", "early"
+    );
+    if grid {
+        let _ = write!(out, " {:>7}", "missed");
+    }
+    let _ = writeln!(out, " {:>10} {:>7}", "cpu/wait", "cpu");
+    for r in rows {
+        let name = name(r);
+        let cells = cells(r);
+        let _ = write!(out, "  {name:<width$} {:>7}", cells.samples);
+        for value in &cells.lateness {
+            let _ = write!(out, " {value:>9}");
+        }
+        let _ = write!(out, " {:>6}", cells.early);
+        if grid {
+            let _ = write!(out, " {:>7}", cells.missed);
+        }
+        let _ = writeln!(out, " {:>10} {:>7}", cells.cpu_per_wait, cells.cpu_share);
+    }
+}
+
+/// The methods' notes and own wake readings under a block.
+fn notes_of(out: &mut String, rows: &[&MethodResult]) {
+    for r in rows {
+        if let Some(note) = &r.note {
+            let _ = writeln!(out, "  {note}");
+        }
+    }
+    for r in rows {
+        let s = &r.summary;
+        if let (Some(p50), Some(p99)) = (s.self_reported_p50_ns, s.self_reported_p99_ns) {
+            let _ = writeln!(
+                out,
+                "  {}: by its own wake reading, before returning: p50 {}, p99 {}",
+                r.method,
+                format_nanos(p50 as f64),
+                format_nanos(p99 as f64)
+            );
+        }
+    }
 }

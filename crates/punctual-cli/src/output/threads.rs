@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use super::table::header;
 use crate::bench::threads::{ThreadsReport, ThreadsResult};
+use crate::intervals::figure::Figure;
+use crate::intervals::format;
 use crate::units::{format_duration, format_nanos, wait_label};
 
 fn describe_run(report: &ThreadsReport) -> String {
@@ -13,8 +15,12 @@ fn describe_run(report: &ThreadsReport) -> String {
         0 => "no load".to_string(),
         n => format!("{n} load threads at {} priority", run.load.name()),
     };
+    let per = match report.results.iter().map(|r| r.rounds.len()).max() {
+        Some(k) if k > 1 => format!("per method and round, {k} rounds"),
+        _ => "per method".to_string(),
+    };
     format!(
-        "threads, {} per method at once, waits drawn uniformly from {}..{}, {} per method, {load}",
+        "threads, {} per method at once, waits drawn uniformly from {}..{}, {} {per}, {load}",
         run.threads,
         wait_label(Duration::from_nanos(run.wait_min_ns)),
         wait_label(Duration::from_nanos(run.wait_max_ns)),
@@ -78,11 +84,48 @@ pub fn render(report: &ThreadsReport) -> String {
         "native-only"
     );
     report.results.iter().for_each(|r| row(&mut out, r));
+    over_rounds(&mut out, report);
     out.push_str(FOOTNOTE);
     for note in &report.notes {
         let _ = writeln!(out, "  note: {note}");
     }
     out
+}
+
+/// With rounds, each method's lateness over them, with its intervals, under the table.
+fn over_rounds(out: &mut String, report: &ThreadsReport) {
+    let mut short = None;
+    for r in &report.results {
+        let Some(over) = r.over_rounds else {
+            continue;
+        };
+        let figures: Vec<String> = [
+            (Figure::P50, over.p50_ns),
+            (Figure::P99, over.p99_ns),
+            (Figure::P999, over.p999_ns),
+        ]
+        .into_iter()
+        .filter_map(|(figure, bounded)| {
+            let b = bounded?;
+            short = short.or(b.reach.map(|_| (over.rounds, b.interval())));
+            Some(format!(
+                "{} {}",
+                figure.label(),
+                format::nanos(&b.estimate(over.rounds))
+            ))
+        })
+        .collect();
+        let _ = writeln!(
+            out,
+            "  {} over {} rounds: {}",
+            r.method,
+            over.rounds,
+            figures.join(", ")
+        );
+    }
+    if let Some(note) = short.and_then(|(rounds, i)| format::reach_note(rounds, &i)) {
+        let _ = writeln!(out, "  {note}.");
+    }
 }
 
 const FOOTNOTE: &str = "

@@ -1,6 +1,7 @@
 //! Two exports side by side (two machines, or before and after a change): per wait and
 //! method, p50, p99, p99.9 and CPU per wait of each and the second over the first, marked
-//! where they differ by more than a tenth; each wait's plots of the two side by side; the
+//! where they differ by more than a tenth, or, where both runs have rounds (`--repeat`),
+//! only where a permutation test of their rounds shows a difference; each wait's plots of the two side by side; the
 //! environments and settings beside each other, what differs marked.
 
 use std::fmt::Write;
@@ -11,6 +12,11 @@ use super::html::{escape, page, Cell, Table};
 use super::model::{Export, Row};
 use super::plots::Width;
 use super::{figures, sections};
+use crate::intervals::bootstrap::Settings;
+use crate::intervals::figure::Figure;
+use crate::intervals::format;
+use crate::intervals::paired::Verdict;
+use crate::intervals::permutation;
 use crate::units::format_nanos;
 
 /// A ratio this far from 1 (either way) is marked as a difference.
@@ -34,7 +40,10 @@ pub fn render(a: &Export, b: &Export, names: [&str; 2]) -> anyhow::Result<String
         "<header>\n<h1>punctual bench: B against A</h1>\n\
          <p>A is <code>{name_a}</code> ({}), B is <code>{name_b}</code> ({}). Ratios are B over A: \
          above 1 B is later or costs more. Beyond {MARKED}x either way a ratio is marked \
-         <span class=\"worse\">worse</span> or <span class=\"better\">better</span>.</p>",
+         <span class=\"worse\">worse</span> or <span class=\"better\">better</span>; where \
+         both runs have rounds (<code>--repeat</code>), a figure is the median over the rounds \
+         and is marked only where a permutation test of the two runs' rounds shows a \
+         difference at 95%, its p-value beside it.</p>",
         escape(&a.environment.os),
         escape(&b.environment.os),
     );
@@ -120,7 +129,11 @@ pub fn render(a: &Export, b: &Export, names: [&str; 2]) -> anyhow::Result<String
     ))
 }
 
-/// Per method: p50, p99 and CPU per wait of A and B, and B over A.
+/// A figure of a row over all its waits.
+type Pooled = fn(&Row) -> u64;
+
+/// Per method: p50, p99 and CPU per wait of A and B, and B over A (with rounds, the
+/// figures over the rounds and the permutation test's verdict).
 fn differences(rows_a: &[&Row], rows_b: &[&Row]) -> Table {
     let mut table = Table::new(
         "compare",
@@ -144,16 +157,34 @@ fn differences(rows_a: &[&Row], rows_b: &[&Row]) -> Table {
         } else {
             method.to_string()
         })];
-        let figures: [fn(&Row) -> u64; 4] = [
-            |r| r.lateness.p50_ns,
-            |r| r.lateness.p99_ns,
-            |r| r.lateness.p999_ns,
-            |r| r.cpu_ns_per_wait,
+        let figures: [(Figure, Pooled); 4] = [
+            (Figure::P50, |r| r.lateness.p50_ns),
+            (Figure::P99, |r| r.lateness.p99_ns),
+            (Figure::P999, |r| r.lateness.p999_ns),
+            (Figure::Cpu, |r| r.cpu_ns_per_wait),
         ];
-        for figure in figures {
-            let value = |row: Option<&Row>| row.filter(|r| r.lateness.samples > 0).map(figure);
-            let (va, vb) = (value(a), value(b));
+        for (figure, pooled) in figures {
+            let value = |row: Option<&Row>| row.filter(|r| r.lateness.samples > 0).map(pooled);
             let shown = |v: Option<u64>| v.map_or("-".to_string(), |ns| format_nanos(ns as f64));
+            if let Some((ra, rb)) = a
+                .zip(b)
+                .filter(|(a, b)| !a.rounds.is_empty() && !b.rounds.is_empty())
+            {
+                let over = |row: &Row| {
+                    crate::intervals::figure::centre(
+                        &row.rounds,
+                        &(0..row.rounds.len()).collect::<Vec<_>>(),
+                        figure,
+                    )
+                    .map(format_nanos)
+                    .unwrap_or_else(|| "-".to_string())
+                };
+                cells.push(Cell::from(over(ra)));
+                cells.push(Cell::from(over(rb)));
+                cells.push(tested(ra, rb, figure));
+                continue;
+            }
+            let (va, vb) = (value(a), value(b));
             cells.push(Cell::from(shown(va)));
             cells.push(Cell::from(shown(vb)));
             cells.push(ratio(va, vb));
@@ -186,6 +217,26 @@ fn ratio(a: Option<u64>, b: Option<u64>) -> Cell {
         (Some(_), None) => ("only in A".to_string(), None),
         (None, Some(_)) => ("only in B".to_string(), None),
         (None, None) => ("-".to_string(), None),
+    };
+    Cell { text, class }
+}
+
+/// B against A from their rounds: marked only where the permutation test shows a
+/// difference, with its p-value (or the words that the rounds are too few for one).
+fn tested(a: &Row, b: &Row, figure: Figure) -> Cell {
+    let settings = Settings::default();
+    let Some(c) = permutation::compare(&a.rounds, &b.rounds, figure, &settings) else {
+        return Cell::from("-");
+    };
+    let text = format::runs(&c, settings.confidence());
+    // The column names the figure already.
+    let text = text
+        .split_once(' ')
+        .map_or(text.clone(), |(_, rest)| rest.to_string());
+    let class = match c.verdict {
+        Verdict::Worse => Some("worse"),
+        Verdict::Better => Some("better"),
+        Verdict::NoDifferenceShown => None,
     };
     Cell { text, class }
 }

@@ -3,6 +3,7 @@
 //! wait. This is a view, not a second schema: the export is read as the structs the bench
 //! writes ([`AnyExport`]), and turned into rows here.
 
+use crate::intervals::figure::Round;
 use anyhow::bail;
 use serde::Serialize;
 use serde_json::Value;
@@ -120,6 +121,8 @@ pub struct Row {
     /// The lateness distribution's points; exports before `punctual report` existed lack
     /// them, and so do frontier exports from before it drew their distributions.
     pub lateness_percentiles: Vec<PercentilePoint>,
+    /// Each round's figures, for a run of rounds (`--repeat`); empty otherwise.
+    pub rounds: Vec<Round>,
 }
 
 impl Row {
@@ -142,6 +145,7 @@ impl Row {
             longest_stall_ns: None,
             note: None,
             lateness_percentiles: Vec::new(),
+            rounds: Vec::new(),
         }
     }
 }
@@ -189,6 +193,7 @@ impl Export {
                 cpu_share: r.cpu_share,
                 note: r.note.clone(),
                 lateness_percentiles: r.lateness_percentiles.clone(),
+                rounds: r.rounds.clone(),
                 ..Row::new(&r.method, r.ours, r.wait_ns, r.summary.lateness)
             })
             .collect();
@@ -230,6 +235,7 @@ impl Export {
                 cpu_ns_per_wait: p.summary.cpu_ns_per_wait,
                 cpu_share: p.cpu_share,
                 lateness_percentiles: p.lateness_percentiles.clone(),
+                rounds: p.rounds.clone(),
                 ..Row::new(&p.label, p.ours, p.wait_ns, p.summary.lateness)
             })
             .collect();

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use super::{plot, run, FrontierOptions, FrontierReport};
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
 use crate::cli::FrontierArgs;
+use crate::intervals::bootstrap;
 use crate::usage;
 
 impl BenchMode for FrontierOptions {
@@ -40,6 +41,12 @@ pub fn command(args: &FrontierArgs, command: &[String]) -> anyhow::Result<ExitCo
         samples: args.samples,
         warmup: args.warmup,
         phase: args.phase,
+        rounds: args
+            .repeat
+            .unwrap_or(bootstrap::rounds_for(bootstrap::DEFAULT_CONFIDENCE) as u64),
+        intervals: bootstrap::Settings::new(args.confidence).unwrap_or_else(|message| {
+            usage::error(clap::error::ErrorKind::ValueValidation, message)
+        }),
     };
     session::execute(&mode, &args.run, outputs, command)
 }

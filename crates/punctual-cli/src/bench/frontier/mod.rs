@@ -10,6 +10,7 @@
 
 pub mod command;
 mod contenders;
+mod fit;
 mod mock;
 mod placement;
 pub mod plot;
@@ -26,8 +27,11 @@ use super::{batch_size, Mode, Phase, RunMode};
 use crate::environment::Environment;
 use crate::export::json::{percentiles, PercentilePoint};
 use crate::export::SCHEMA_VERSION;
+use crate::intervals::bootstrap::Settings;
+use crate::intervals::figure::Round;
 use crate::output::progress::Progress;
 pub use contenders::Family;
+pub use fit::FitVerdict;
 pub use placement::sweep_verdict;
 pub use placement::Placement;
 
@@ -39,6 +43,10 @@ pub struct FrontierOptions {
     pub samples: Option<u64>,
     pub warmup: u64,
     pub phase: Phase,
+    /// Rounds of every contender at every wait (`--repeat`).
+    pub rounds: u64,
+    /// How the intervals over rounds are computed.
+    pub intervals: Settings,
 }
 
 /// How the run was made.
@@ -54,7 +62,7 @@ pub struct FrontierRun {
     pub load_threads: usize,
     /// Unrecorded waits before each contender's first batch at each wait.
     pub warmup: u64,
-    /// The waits measured, with the samples each contender took at each.
+    /// The waits measured, with the samples each contender took at each, in each round.
     pub waits: Vec<WaitSize>,
     /// Whether Ctrl-C stopped the run before it measured all it was asked to: the points
     /// of the wait it stopped at are then what was measured until the end of the batch
@@ -63,7 +71,7 @@ pub struct FrontierRun {
     pub interrupted: bool,
 }
 
-/// One wait of the run and how many samples each contender took there.
+/// One wait of the run and how many samples each contender took there in each round.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct WaitSize {
     pub wait_ns: u64,
@@ -93,6 +101,10 @@ pub struct FrontierPoint {
     /// The points of its lateness distribution, as a wait table's results carry them.
     #[serde(default)]
     pub lateness_percentiles: Vec<PercentilePoint>,
+    /// Each round's figures, in the order measured (`--repeat K`, K from 2; absent for one
+    /// round). The figures above are over every round's waits together.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<Round>,
 }
 
 /// Everything a frontier run produced: its JSON export is this struct, written and read
@@ -113,6 +125,18 @@ pub struct FrontierReport {
     /// The command line that made the run, the program as `punctual`.
     #[serde(default)]
     pub command: Vec<String>,
+}
+
+impl FrontierReport {
+    /// The rounds of the run: 1 unless it had `--repeat`.
+    pub fn rounds(&self) -> usize {
+        self.points
+            .iter()
+            .map(|p| p.rounds.len())
+            .max()
+            .unwrap_or(0)
+            .max(1)
+    }
 }
 
 /// Samples per contender at `wait` when `--samples` does not say: about two seconds of
@@ -180,22 +204,46 @@ pub fn run(options: &FrontierOptions, context: &RunContext) -> anyhow::Result<Fr
                 }
             })
             .collect();
-        let recorders = measure_wait(
-            &workers,
-            (wait, samples),
-            options,
-            context,
-            &mut seed,
-            &mut progress,
-            step,
-        )?;
+        // Rounds as in the wait table (`bench/run.rs`): the whole interleaved pass over
+        // every contender again, the workers kept, so round i of a fixed margin and of the
+        // hybrid are the same stretch of host time, which the fit's bootstrap pairs.
+        let mut recorders = vec![Recorder::default(); workers.len()];
+        let mut rounds = vec![Vec::new(); workers.len()];
+        for round in 0..options.rounds {
+            let in_round = measure_wait(
+                &workers,
+                (wait, samples),
+                options,
+                context,
+                &mut seed,
+                (&mut progress, step, (round, options.rounds)),
+            )?;
+            for ((pooled, kept), recorder) in recorders.iter_mut().zip(&mut rounds).zip(&in_round) {
+                pooled.merge(recorder);
+                kept.push(crate::bench::rounds::round_of(&recorder.summary()));
+            }
+            if context.interrupted() {
+                break;
+            }
+        }
         step += contenders.len();
         let at_wait: Vec<FrontierPoint> = contenders
             .iter()
             .zip(&recorders)
-            .map(|(c, recorder)| point(c, wait, recorder))
+            .zip(rounds)
+            .map(|((c, recorder), rounds)| {
+                let mut p = point(c, wait, recorder);
+                if options.rounds > 1 {
+                    p.rounds = rounds;
+                }
+                p
+            })
             .collect();
-        placements.extend(placement::place_all(&at_wait));
+        let mut placed = placement::place_all(&at_wait);
+        if options.rounds > 1 {
+            fit::place_on_fit(&mut placed, &at_wait, &options.intervals);
+        }
+        placements.extend(placed);
         points.extend(at_wait);
         if context.interrupted() {
             break;
@@ -234,8 +282,7 @@ fn measure_wait(
     options: &FrontierOptions,
     context: &RunContext,
     seed: &mut u64,
-    progress: &mut Progress,
-    step: usize,
+    (progress, step, (round, rounds)): (&mut Progress, usize, (u64, u64)),
 ) -> anyhow::Result<Vec<Recorder>> {
     let batch = |count, seed| Batch {
         mode: Mode::Single,
@@ -244,7 +291,8 @@ fn measure_wait(
         count,
         seed,
     };
-    if options.warmup > 0 {
+    // Warm-up once per wait, before its first round.
+    if options.warmup > 0 && round == 0 {
         for worker in workers {
             progress.label(format!("{} · {} (warm-up)", label(wait), worker.name));
             worker.run(batch(options.warmup, *seed))?;
@@ -265,7 +313,8 @@ fn measure_wait(
             progress.label(format!("{} · {}", label(wait), worker.name));
             let result = worker.run(batch(count, *seed))?;
             result.samples.iter().for_each(|&s| recorders[i].record(s));
-            progress.advance(step + i, recorders[i].count() as f64 / samples as f64);
+            let done = recorders[i].count() as f64 / samples as f64;
+            progress.advance(step + i, (round as f64 + done) / rounds as f64);
             if context.interrupted() {
                 return Ok(recorders);
             }
@@ -284,6 +333,7 @@ fn long(options: &FrontierOptions) -> bool {
         .map(|&w| {
             let samples = options.samples.unwrap_or_else(|| default_samples(w));
             w.saturating_mul(samples.min(u64::from(u32::MAX)) as u32)
+                .saturating_mul(options.rounds.min(u64::from(u32::MAX)) as u32)
         })
         .fold(Duration::ZERO, Duration::saturating_add);
     waited > Duration::from_millis(200)
@@ -312,5 +362,6 @@ fn point(contender: &contenders::Contender, wait: Duration, recorder: &Recorder)
         summary,
         cpu_share: summary.cpu_ns_per_wait as f64 / wait.as_nanos() as f64,
         lateness_percentiles: percentiles(recorder.histogram()),
+        rounds: Vec::new(),
     }
 }

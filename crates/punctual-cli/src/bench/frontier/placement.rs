@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Family, FrontierPoint};
+use super::{Family, FitVerdict, FrontierPoint};
 
 /// One adaptive method at one wait, against the frontier and spin_sleep's default.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -44,6 +44,10 @@ pub struct Placement {
     /// near -1 when each larger margin has the lower tail, near 0 when the tail does not
     /// follow the margin at all. `null` with fewer than three fixed margins measured.
     pub sweep_order: Option<f64>,
+    /// With rounds (`--repeat K`, K from 2): the method against the monotone fit of every
+    /// fixed margin's every round, with the intervals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit: Option<FitVerdict>,
 }
 
 /// The rank correlation (Spearman's, ties at their mean rank) of the fixed margins' p99
@@ -203,6 +207,7 @@ pub fn place_all(points: &[FrontierPoint]) -> Vec<Placement> {
                 cpu_to_spin_sleep: theirs.and_then(|t| ratio(cpu, t.0)),
                 p99_to_spin_sleep: theirs.and_then(|t| ratio(p99, t.1)),
                 sweep_order: order,
+                fit: None,
             }
         })
         .collect()
@@ -270,6 +275,7 @@ mod tests {
             summary: recorder.summary(),
             cpu_share: 0.0,
             lateness_percentiles: Vec::new(),
+            rounds: Vec::new(),
         }
     }
 

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use super::{run, ThreadsOptions, ThreadsReport, DEFAULT_METHODS, DEFAULT_RANGE};
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
 use crate::cli::ThreadsArgs;
+use crate::intervals::bootstrap;
 use crate::usage;
 
 impl BenchMode for ThreadsOptions {
@@ -53,6 +54,10 @@ pub fn command(args: &ThreadsArgs, command: &[String]) -> anyhow::Result<ExitCod
         threads: args.threads as usize,
         range: args.wait_range.unwrap_or(DEFAULT_RANGE),
         duration: args.duration,
+        rounds: args.repeat,
+        intervals: bootstrap::Settings::new(args.confidence).unwrap_or_else(|message| {
+            usage::error(clap::error::ErrorKind::ValueValidation, message)
+        }),
     };
     session::execute(&mode, &args.run, outputs, command)
 }

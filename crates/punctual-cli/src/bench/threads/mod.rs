@@ -16,12 +16,15 @@ use serde::{Deserialize, Serialize};
 use super::load::LoadKind;
 use super::method::{MethodSpec, SpinCounts};
 use super::methods;
+use super::rounds::{round_of, OverRounds};
 use super::session::RunContext;
 use super::stats::{Lateness, Recorder};
 use super::RunMode;
 use crate::environment::Environment;
 use crate::export::json::{percentiles, PercentilePoint};
 use crate::export::SCHEMA_VERSION;
+use crate::intervals::bootstrap::Settings;
+use crate::intervals::figure::Round;
 use crate::output::progress::Progress;
 use crate::sys::{self, Platform};
 use crew::Crew;
@@ -55,8 +58,12 @@ pub struct ThreadsOptions {
     pub methods: Vec<&'static MethodSpec>,
     pub threads: usize,
     pub range: WaitRange,
-    /// Measuring time per method.
+    /// Measuring time per method (per round).
     pub duration: Duration,
+    /// Rounds of every crew's `duration` (`--repeat`).
+    pub rounds: u64,
+    /// How the intervals over rounds are computed.
+    pub intervals: Settings,
 }
 
 /// How the run was made.
@@ -70,7 +77,7 @@ pub struct ThreadsRun {
     pub wait_min_ns: u64,
     /// The longest wait drawn.
     pub wait_max_ns: u64,
-    /// Measuring time per method.
+    /// Measuring time per method (per round, with `--repeat`).
     pub duration_per_method_ns: u64,
     /// The background load.
     pub load: LoadKind,
@@ -109,6 +116,13 @@ pub struct ThreadsResult {
     /// The points of its lateness distribution, as a wait table's results carry them.
     #[serde(default)]
     pub lateness_percentiles: Vec<PercentilePoint>,
+    /// Each round's figures (`--repeat K`, K from 2; absent for one round); a crew's CPU is
+    /// read once, at the end of the run, so a round's `cpu_ns_per_wait` is 0.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<Round>,
+    /// The lateness figures over the rounds with their intervals (no CPU: see `rounds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_rounds: Option<OverRounds>,
 }
 
 /// Everything a threads run produced: its JSON export is this struct, written and read
@@ -151,32 +165,59 @@ pub fn run(options: &ThreadsOptions, context: &RunContext) -> anyhow::Result<Thr
         .div_ceil(SLICE.as_nanos())
         .max(1) as u32;
     let mut progress = Progress::steps(crews.len(), mock);
-    'slices: for k in 0..slices {
-        let slice = (options.duration / slices).max(Duration::from_nanos(1));
-        for (i, crew) in crews.iter().enumerate() {
-            progress.label(format!(
-                "{} threads · {} · {}/{slices}",
-                options.threads,
-                crew.spec.name,
-                k + 1
-            ));
-            let cpu_before = process_cpu();
-            let started = Instant::now();
-            let ran = crew.run(slice, &mut recorders[i])?;
-            let account = &mut accounts[i];
-            account.wall += if mock { ran } else { started.elapsed() };
-            account.process_cpu += process_cpu().saturating_sub(cpu_before);
-            progress.advance(i, f64::from(k + 1) / f64::from(slices));
-            if context.interrupted() {
-                break 'slices;
+    let mut rounds = vec![Vec::new(); crews.len()];
+    // A round is every crew's --duration in turns, as a run of one round is.
+    'rounds: for round in 0..options.rounds {
+        let mut in_round = vec![Recorder::default(); crews.len()];
+        for k in 0..slices {
+            let slice = (options.duration / slices).max(Duration::from_nanos(1));
+            for (i, crew) in crews.iter().enumerate() {
+                progress.label(format!(
+                    "{} threads · {} · {}/{slices}",
+                    options.threads,
+                    crew.spec.name,
+                    k + 1
+                ));
+                let cpu_before = process_cpu();
+                let started = Instant::now();
+                let ran = crew.run(slice, &mut in_round[i])?;
+                let account = &mut accounts[i];
+                account.wall += if mock { ran } else { started.elapsed() };
+                account.process_cpu += process_cpu().saturating_sub(cpu_before);
+                let done = (round as f64 * f64::from(slices) + f64::from(k + 1))
+                    / (options.rounds as f64 * f64::from(slices));
+                progress.advance(i, done);
+                if context.interrupted() {
+                    break;
+                }
             }
+            if context.interrupted() {
+                break;
+            }
+        }
+        for ((pooled, kept), recorder) in recorders.iter_mut().zip(&mut rounds).zip(&in_round) {
+            pooled.merge(recorder);
+            kept.push(round_of(&recorder.summary()));
+        }
+        if context.interrupted() {
+            break 'rounds;
         }
     }
     progress.finish();
     let mut results = Vec::with_capacity(crews.len());
-    for ((crew, account), recorder) in crews.into_iter().zip(accounts).zip(&recorders) {
+    for (((crew, account), recorder), rounds) in
+        crews.into_iter().zip(accounts).zip(&recorders).zip(rounds)
+    {
         let spec = crew.spec;
-        results.push(result(spec, crew.finish()?, recorder, account, mock));
+        let mut r = result(spec, crew.finish()?, recorder, account, mock);
+        if options.rounds > 1 {
+            r.over_rounds = OverRounds::of(&rounds, &options.intervals).map(|o| OverRounds {
+                cpu_ns_per_wait: None,
+                ..o
+            });
+            r.rounds = rounds;
+        }
+        results.push(r);
     }
     let mut notes = context.notes();
     if !mock && sys::Os::process_cpu_time().is_none() {
@@ -238,5 +279,7 @@ fn result(
         capped: counts.map(|c| c.capped),
         native_only: counts.map(|c| c.native_only),
         lateness_percentiles: percentiles(recorder.histogram()),
+        rounds: Vec::new(),
+        over_rounds: None,
     }
 }
