@@ -430,8 +430,9 @@ pub fn decode_requests(payload: &[u8]) -> impl Iterator<Item = Result<Request, M
 /// Decodes the answers in one frame's payload, for clients and tests.
 ///
 /// Strict: a flag byte other than 0 or 1, an id given with its flag clear, an unknown
-/// error reason, or text that is not UTF-8 or longer than [`TIMER_TEXT_MAX`] is not an
-/// answer the port sends, and reads as [`Reason::UnknownKind`].
+/// error reason, text that is not UTF-8 or longer than [`TIMER_TEXT_MAX`], or a SHEET of
+/// more than [`BANDS_MAX`] bands is not an answer the port sends, and reads as
+/// [`Reason::UnknownKind`].
 pub fn decode_answers(payload: &[u8]) -> impl Iterator<Item = Result<Answer, Malformed>> + '_ {
     split(payload, answer_len).map(|message| {
         let (kind, m) = message?;
@@ -482,7 +483,7 @@ pub fn decode_answers(payload: &[u8]) -> impl Iterator<Item = Result<Answer, Mal
             },
             kind::SHEET => Answer::Sheet {
                 id: u64_at(m, 1),
-                bands: probe::decode_sheet(m),
+                bands: probe::decode_sheet(m).ok_or(unknown)?,
             },
             kind::ERROR => {
                 let reason = Reason::from_code(m[1]).ok_or(unknown)?;

@@ -167,9 +167,13 @@ pub(super) fn encode_probed(id: u64, probe: &ProbeFacts, out: &mut Vec<u8>) {
     out.extend_from_slice(primitive.as_bytes());
 }
 
-/// A whole SHEET's bands.
-pub(super) fn decode_sheet(m: &[u8]) -> Vec<Band> {
-    m[SHEET_HEADER_LEN..]
+/// A whole SHEET's bands; `None` for more than [`BANDS_MAX`], which the port never sends.
+pub(super) fn decode_sheet(m: &[u8]) -> Option<Vec<Band>> {
+    let bands = &m[SHEET_HEADER_LEN..];
+    if bands.len() > BAND_LEN * usize::from(BANDS_MAX) {
+        return None;
+    }
+    let bands = bands
         .chunks_exact(BAND_LEN)
         .map(|b| Band {
             k: u32_at(b, 0),
@@ -177,7 +181,8 @@ pub(super) fn decode_sheet(m: &[u8]) -> Vec<Band> {
             cost_ns: u64_at(b, 12),
             rate_hz: f64::from_bits(u64_at(b, 20)),
         })
-        .collect()
+        .collect();
+    Some(bands)
 }
 
 /// Encodes at most [`BANDS_MAX`] bands.
@@ -355,6 +360,16 @@ mod tests {
         let last = payload.len() - 1;
         payload[last] = 0xFF;
         let decoded: Vec<_> = decode_answers(&payload).collect();
+        assert!(matches!(decoded[..], [Err(_)]), "{decoded:?}");
+    }
+
+    #[test]
+    fn a_sheet_longer_than_the_port_sends_is_not_an_answer() {
+        let mut long = vec![kind::SHEET];
+        long.extend_from_slice(&1u64.to_be_bytes());
+        long.extend_from_slice(&(BANDS_MAX + 1).to_be_bytes());
+        long.resize(SHEET_HEADER_LEN + BAND_LEN * usize::from(BANDS_MAX + 1), 0);
+        let decoded: Vec<_> = decode_answers(&long).collect();
         assert!(matches!(decoded[..], [Err(_)]), "{decoded:?}");
     }
 
