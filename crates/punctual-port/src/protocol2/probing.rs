@@ -75,7 +75,8 @@ pub(crate) fn verdict(id: u64, costs: Costs) -> Answer {
     }
 }
 
-/// CHEAT_SHEET's answer: `quantum::cheat_sheet`, or an error past [`BANDS_MAX`].
+/// CHEAT_SHEET's answer: `quantum::cheat_sheet`, ending where a band's cost passes what
+/// the wire's u64 nanoseconds hold; an error past [`BANDS_MAX`].
 pub(crate) fn cheat_sheet(id: u64, quantum_ns: u64, bands: u16) -> Answer {
     if bands > BANDS_MAX {
         return Answer::Error {
@@ -85,11 +86,13 @@ pub(crate) fn cheat_sheet(id: u64, quantum_ns: u64, bands: u16) -> Answer {
     }
     let bands = quantum::cheat_sheet(Duration::from_nanos(quantum_ns), bands.into())
         .iter()
-        .map(|band| Band {
-            k: band.k,
-            request_ms: band.request_ms,
-            cost_ns: ns(band.cost),
-            rate_hz: band.rate_hz(),
+        .map_while(|band| {
+            Some(Band {
+                k: band.k,
+                request_ms: band.request_ms,
+                cost_ns: u64::try_from(band.cost.as_nanos()).ok()?,
+                rate_hz: band.rate_hz(),
+            })
         })
         .collect();
     Answer::Sheet { id, bands }
@@ -195,6 +198,12 @@ mod tests {
         assert!(
             matches!(cheat_sheet(5, 0, 10), Answer::Sheet { ref bands, .. } if bands.is_empty())
         );
+        let Answer::Sheet { bands: huge, .. } = cheat_sheet(5, u64::MAX, 10) else {
+            panic!("expected a sheet");
+        };
+        // The second band's cost would pass the wire's u64 nanoseconds.
+        assert_eq!(huge.len(), 1, "{huge:?}");
+        assert_eq!(huge[0].cost_ns, u64::MAX);
         assert_eq!(
             cheat_sheet(6, 15_625_000, BANDS_MAX + 1),
             Answer::Error {
