@@ -540,6 +540,8 @@ defmodule Punctual do
   @spec probe(t, keyword) :: {:ok, map} | {:error, term}
   def probe(%__MODULE__{} = sleeper, opts \\ []) do
     with {:ok, o} <- Punctual.Probe.options(opts),
+         # Before anything is timed: protocol 1 cannot give the verdict.
+         :ok <- if(sleeper.protocol == 2, do: :ok, else: {:error, :unsupported}),
          {:ok, verdict} <- ask_port(sleeper, Punctual.Probe.question(o)) do
       {:ok, Map.put(verdict, :sleep, Punctual.Probe.timed(o))}
     end

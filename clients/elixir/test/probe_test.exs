@@ -216,6 +216,8 @@ defmodule Punctual.ProbeTest do
   test "protocol 1 has no probe" do
     {:ok, sleeper} = Punctual.open(realtime: false, protocol: 1)
     assert Punctual.probe(sleeper, samples: 1) == {:error, :unsupported}
+    fails = fn _ms -> flunk("timed with protocol 1") end
+    assert Punctual.probe(sleeper, sleep: fails) == {:error, :unsupported}
     assert Punctual.cheat_sheet(sleeper, 15_625_000) == {:error, :unsupported}
     Punctual.close(sleeper)
   end
