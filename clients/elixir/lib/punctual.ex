@@ -66,8 +66,8 @@ defmodule Punctual do
 
   What punctual's other clients have: `ticker/3`, a fixed grid of ticks as messages
   with the library's missed-tick policies; `poll_until/3`, a poll loop that keeps a real
-  deadline; `timer_info/2`, the timer the program's wakes wait on; `probe/1`, what the
-  BEAM's own `Process.sleep/1` costs. A nanosleep 0.3 user wants `Punctual.Nanosleep`.
+  deadline; `timer_info/2`, the timer the program's wakes wait on; `probe/2`, what a plain
+  sleep costs, and `cheat_sheet/3`. A nanosleep 0.3 user wants `Punctual.Nanosleep`.
 
   ## On the microsecond
 
@@ -112,6 +112,7 @@ defmodule Punctual do
   @at %{spin: {0, :non_neg}, port_spin: {0, :u32}}
   @wake_after Options.spec(%{port_spin: {0, :u32}})
   @wake_at Options.spec(@at)
+  @cheat_sheet Options.spec(%{quantum_ns: {nil, :quantum}, bands: {10, :bands}})
   @sleep_until Options.spec(Map.put(@at, :timeout, {:infinity, :timeout}))
 
   @doc """
@@ -495,40 +496,91 @@ defmodule Punctual do
   end
 
   @doc """
-  Times the BEAM's own sleep, `Process.sleep/1` (what a program that does not use this
-  package sleeps with), back to back by `System.monotonic_time(:nanosecond)`, for
-  requests of 1, 2, 5, 10, 15, 16, 20 and 30 ms, and says whether it is quantised: every
-  request costing a whole number of one tick, as Windows' 15.625 ms one does. The
-  verdict is punctual's (`punctual probe`, the Lua module's `probe()`): the same
-  requests, the same arithmetic. Needs no port.
+  Times a plain sleep back to back, for requests of 1, 2, 5, 10, 15, 16, 20 and 30 ms,
+  and says whether it is quantised: every request costing a whole number of one tick, as
+  Windows' 15.625 ms one does. The verdict is the library's (`punctual::quantum`, the
+  same as `punctual probe` and every other client's), worked out by the program.
 
       {:ok,
        %{
-         sleep: :process_sleep,
-         quantized: false,
+         sleep: :os,
+         primitive: "std::thread::sleep",
          quantum_ns: nil,
+         overshoot_ns: 61_554,
          floor_ns: 1_052_301,
-         overshoot_ns: 1_061_554,
-         costs: [%{request_ms: 1, cost_ns: 1_098_112}, ...]
+         costs: [%{request_ms: 1, mean_ns: 1_098_112}, ...]
        }}
 
-    * `:quantized`, `:quantum_ns` - the tick every sleep is a whole number of, if any.
-    * `:floor_ns` - the least any one sleep cost.
+    * `:sleep` - what was timed: `:os`, `:process_sleep`, or `:given` for a function.
+    * `:primitive` - with `sleep: :os`, the OS call the program timed (`Win32 Sleep()` on
+      Windows, the call behind Cheat Engine's and C#'s sleeps); nil otherwise.
+    * `:quantum_ns` - the tick every sleep is a whole number of, or nil.
     * `:overshoot_ns` - when not quantised, the median of what each request cost past
-      what it asked.
+      what it asked; nil when quantised.
+    * `:floor_ns` - the least any one sleep cost.
     * `:costs` - each request's mean cost.
 
   ## Options
 
+    * `:sleep` - `:os` (default) has the program time the operating system's plain sleep
+      (`punctual::quantum::probe`) on a thread of its own, so that its wakes go on being
+      served meanwhile; `:process_sleep` times the BEAM's `Process.sleep/1`, what a
+      program that does not use this package sleeps with; a function taking milliseconds
+      times that function. Those two are timed in the calling process on
+      `System.monotonic_time(:nanosecond)`, and the program gives the verdict on their
+      costs.
     * `:samples` - sleeps timed per request, 1 to 1,000 (default 5), each after one
       untimed: the probe takes about `(samples + 1) * 99 ms` and more.
-    * `:sleep` - a function taking milliseconds to time instead (`sleep: :given` in the
-      answer), such as a library's own sleep.
 
-  `{:error, {:invalid, name, value}}` for a bad option; what `:sleep` raises is raised.
+  `{:error, {:invalid, name, value}}` for a bad option, before anything is timed;
+  `{:error, :probe_busy}` while another `sleep: :os` probe runs in the same program;
+  `{:error, :closed}` when the program ends; `{:error, :unsupported}` with protocol 1 and
+  from a program older than the probe. What a `:sleep` function raises is raised.
   """
-  @spec probe(keyword) :: {:ok, map} | {:error, term}
-  def probe(opts \\ []), do: Punctual.Probe.run(opts)
+  @spec probe(t, keyword) :: {:ok, map} | {:error, term}
+  def probe(%__MODULE__{} = sleeper, opts \\ []) do
+    with {:ok, o} <- Punctual.Probe.options(opts),
+         # Before anything is timed: protocol 1 cannot give the verdict.
+         :ok <- if(sleeper.protocol == 2, do: :ok, else: {:error, :unsupported}),
+         {:ok, verdict} <- ask_port(sleeper, Punctual.Probe.question(o)) do
+      {:ok, Map.put(verdict, :sleep, Punctual.Probe.timed(o))}
+    end
+  end
+
+  @doc """
+  The cheat sheet of a sleep quantum (`punctual::quantum::cheat_sheet`, asked of the
+  program): for each band `k` of `bands`, the whole-millisecond request in its middle
+  (`round(q * k - q / 2)`), the safest from the jitter at a tick edge, what it costs (`k`
+  quanta) and how many such sleeps fit in a second.
+
+      iex> {:ok, sleeper} = Punctual.open(realtime: false)
+      iex> {:ok, sheet} = Punctual.cheat_sheet(sleeper, 15_625_000, 3)
+      iex> Enum.map(sheet, & &1.request_ms)
+      [8, 23, 39]
+      iex> hd(sheet)
+      %{k: 1, request_ms: 8, cost_ns: 15_625_000, rate_hz: 64.0}
+
+  `quantum_ns` is a positive integer (a probe's `:quantum_ns`), `bands` 1 to 1,000
+  (default 10); fewer bands come back where their numbers would overflow.
+  `{:error, {:invalid, name, value}}`, `{:error, :closed}`, `{:error, :unsupported}` as
+  for `probe/2`.
+  """
+  @spec cheat_sheet(t, pos_integer, pos_integer) :: {:ok, [map]} | {:error, term}
+  def cheat_sheet(%__MODULE__{} = sleeper, quantum_ns, bands \\ 10) do
+    with {:ok, %{quantum_ns: q, bands: n}} <-
+           Options.check([quantum_ns: quantum_ns, bands: bands], @cheat_sheet) do
+      ask_port(sleeper, {:cheat_sheet, q, n})
+    end
+  end
+
+  # A question the program always answers (or ends): no timeout.
+  defp ask_port(sleeper, question) do
+    case await(sleeper, question, :infinity) do
+      # A program from before the probe does not know the request.
+      {:error, :unknown_kind} -> {:error, :unsupported}
+      answer -> answer
+    end
+  end
 
   @doc "The operating system's process id of the program, or nil once it has ended."
   @spec os_pid(t) :: non_neg_integer | nil
@@ -636,7 +688,7 @@ defmodule Punctual do
   defp answer(alias, give_up_at) do
     receive do
       {^alias, {:woke, lateness, slept}} -> {:ok, lateness, slept}
-      {^alias, {:timer, timer}} -> {:ok, timer}
+      {^alias, {:value, value}} -> {:ok, value}
       {^alias, {:error, reason}} -> {:error, reason}
       {:DOWN, ^alias, :process, _, _} -> {:closed, {:error, :closed}}
     after

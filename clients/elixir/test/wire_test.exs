@@ -19,11 +19,45 @@ defmodule Punctual.WireTest do
     assert Wire.cancel(7) == <<0x03, 0, 0, 0, 0, 0, 0, 0, 7>>
     assert Wire.now(0x0102030405060708) == <<0x04, 1, 2, 3, 4, 5, 6, 7, 8>>
     assert Wire.timer_info(6) == <<0x05, 0, 0, 0, 0, 0, 0, 0, 6>>
+    assert Wire.probe(6, 5) == <<0x06, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 5>>
+
+    assert Wire.verdict(7, 256, [{1, 2}]) ==
+             <<0x07, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0,
+               0, 0, 2>>
+
+    assert Wire.cheat_sheet(8, 15_625_000, 10) ==
+             <<0x08, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0xEE, 0x6B, 0x28, 0, 10>>
+
     assert_raise ArgumentError, fn -> Wire.wake_after(1, 1, 4_294_967_296) end
     # Never truncated: Punctual checks first, and a value that gets here anyway fails.
     assert_raise FunctionClauseError, fn -> Wire.p1_request(2 ** 63) end
     assert_raise FunctionClauseError, fn -> Wire.wake_after(1, 2 ** 64 + 1_000, 0) end
     assert_raise FunctionClauseError, fn -> Wire.wake_at(1, -(2 ** 63) - 1, 0) end
+  end
+
+  test "a probe's answers" do
+    none = <<0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF>>
+
+    probed =
+      <<0x85, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0xEE, 0x6B, 0x28>> <>
+        none <> <<15_601_200::64, 1, 2, 1::32, 15_624_800::64, "hi">>
+
+    sheet = <<0x86, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1::32, 8::64, 15_625_000::64, 64.0::float-64>>
+
+    assert Wire.answers(probed <> sheet) == [
+             {:probed, 1,
+              %{
+                primitive: "hi",
+                quantum_ns: 15_625_000,
+                overshoot_ns: nil,
+                floor_ns: 15_601_200,
+                costs: [%{request_ms: 1, mean_ns: 15_624_800}]
+              }},
+             {:sheet, 2, [%{k: 1, request_ms: 8, cost_ns: 15_625_000, rate_hz: 64.0}]}
+           ]
+
+    assert [{:error, :out_of_range, 3}, {:error, :probe_busy, 4}] =
+             Wire.answers(<<0xEE, 6, 1, 3::64, 0xEE, 7, 1, 4::64>>)
   end
 
   test "answers, several to a frame" do

@@ -80,7 +80,9 @@ defmodule Punctual.Options do
   defp valid?(:integer, value), do: is_integer(value)
   defp valid?(:policy, value), do: value in Punctual.Grid.policies()
   defp valid?(:hook, value), do: value == nil or is_function(value, 0)
-  defp valid?(:sleep, value), do: is_function(value, 1)
+  defp valid?(:sleep, value), do: value in [:os, :process_sleep] or is_function(value, 1)
+  defp valid?(:bands, value), do: is_integer(value) and value in 1..1000
+  defp valid?(:quantum, value), do: is_integer(value) and value > 0 and value <= @u64_max
   defp valid?(:samples, value), do: is_integer(value) and value in 1..1000
   defp valid?(:strategy, value), do: value in [:native, :hybrid, :spin]
   defp valid?(:max_pending, nil), do: true

@@ -11,10 +11,26 @@ defmodule Punctual.Request do
   @offset 2
 
   # `how` is `{:after, ns, port_spin}` or `{:at, deadline, spin, port_spin}`: a deadline on
-  # the BEAM's clock, to be woken `spin` before it; or `:timer_info`, protocol 2's
-  # TIMER_INFO, answered with the timer rather than a wake.
+  # the BEAM's clock, to be woken `spin` before it; or one of protocol 2's questions,
+  # answered with a value rather than a wake: `:timer_info`, `{:probe, samples}`,
+  # `{:verdict, floor_ns, costs}`, `{:cheat_sheet, quantum_ns, bands}`.
   def encode(%{protocol: 2}, id, :timer_info), do: {:ok, Wire.timer_info(id)}
+  def encode(%{protocol: 2}, id, {:probe, samples}), do: {:ok, Wire.probe(id, samples)}
+
+  def encode(%{protocol: 2}, id, {:verdict, floor_ns, costs}),
+    do: {:ok, Wire.verdict(id, floor_ns, costs)}
+
+  def encode(%{protocol: 2}, id, {:cheat_sheet, quantum_ns, bands}),
+    do: {:ok, Wire.cheat_sheet(id, quantum_ns, bands)}
+
+  # Protocol 1 carries wakes only.
   def encode(%{protocol: 1}, _id, :timer_info), do: {:error, :unsupported}
+
+  def encode(%{protocol: 1}, _id, {question, _, _})
+      when question in [:verdict, :cheat_sheet],
+      do: {:error, :unsupported}
+
+  def encode(%{protocol: 1}, _id, {:probe, _}), do: {:error, :unsupported}
 
   def encode(%{protocol: 2, counters: counters}, id, how) do
     case how do

@@ -215,9 +215,10 @@ defmodule Punctual.Server do
 
   defp answer({:cancelled, _id, _pending}, state), do: state
 
-  defp answer({:timer, id, timer}, state) do
+  # TIMER, PROBED and SHEET: a value for the caller blocked on it.
+  defp answer({kind, id, value}, state) when kind in [:timer, :probed, :sheet] do
     case :ets.take(state.table, id) do
-      [{^id, alias, :reply, _}] -> send(alias, {alias, {:timer, timer}})
+      [{^id, alias, :reply, _}] -> send(alias, {alias, {:value, value}})
       _ -> :ok
     end
 

@@ -23,6 +23,15 @@ defmodule Punctual.Wire do
   def cancel(id), do: <<0x03, id::64>>
   def now(id), do: <<0x04, id::64>>
   def timer_info(id), do: <<0x05, id::64>>
+  def probe(id, samples), do: <<0x06, id::64, samples::32>>
+
+  # VERDICT: the costs timed in the BEAM, `{request_ms, mean_ns}`, at most 255 of them.
+  def verdict(id, floor_ns, costs) when length(costs) <= 255 do
+    body = for {request_ms, mean_ns} <- costs, into: <<>>, do: <<request_ms::32, mean_ns::64>>
+    <<0x07, id::64, floor_ns::64, length(costs), body::binary>>
+  end
+
+  def cheat_sheet(id, quantum_ns, bands), do: <<0x08, id::64, quantum_ns::64, bands::16>>
 
   # A spin tail is a u32 on the wire: at most about 4.29 s.
   @max_spin 0xFFFFFFFF
@@ -66,6 +75,32 @@ defmodule Punctual.Wire do
     answers(rest, [{:timer, id, timer} | acc])
   end
 
+  # PROBED: its header gives the count of costs and the length of the primitive's name.
+  defp answers(
+         <<0x85, id::64, quantum::64, overshoot::64, floor::64, n, t, costs::binary-size(n * 12),
+           primitive::binary-size(t), rest::binary>>,
+         acc
+       ) do
+    probe = %{
+      primitive: if(primitive == "", do: nil, else: primitive),
+      quantum_ns: reported(quantum),
+      overshoot_ns: reported(overshoot),
+      floor_ns: floor,
+      costs: for(<<ms::32, mean::64 <- costs>>, do: %{request_ms: ms, mean_ns: mean})
+    }
+
+    answers(rest, [{:probed, id, probe} | acc])
+  end
+
+  # SHEET: its header gives the count of bands.
+  defp answers(<<0x86, id::64, n::16, bands::binary-size(n * 28), rest::binary>>, acc) do
+    bands =
+      for <<k::32, request_ms::64, cost_ns::64, rate_hz::float-64 <- bands>>,
+        do: %{k: k, request_ms: request_ms, cost_ns: cost_ns, rate_hz: rate_hz}
+
+    answers(rest, [{:sheet, id, bands} | acc])
+  end
+
   defp answers(<<0xEE, reason, 1, id::64, rest::binary>>, acc),
     do: answers(rest, [{:error, reason(reason), id} | acc])
 
@@ -83,5 +118,8 @@ defmodule Punctual.Wire do
   defp reason(3), do: :truncated
   defp reason(4), do: :duplicate_id
   defp reason(5), do: :too_many_pending
+  defp reason(6), do: :out_of_range
+  defp reason(7), do: :probe_busy
+  defp reason(8), do: :probe_failed
   defp reason(code), do: {:unknown, code}
 end

@@ -25,21 +25,23 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
-use super::wire::{Malformed, Request};
+use super::wire::{Answer, Malformed, Request};
 use crate::clock::PortClock;
 use crate::sys;
 
-/// What the reader hands over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What the reader (or a probe's thread) hands over.
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Command {
     /// A request to serve.
     Serve(Request),
     /// A message that could not be decoded: it gets an error frame.
     Reject(Malformed),
+    /// An answer made on another thread (a probe's), written as it is.
+    Reply(Answer),
 }
 
 /// Commands posted together.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq)]
 pub(crate) struct Burst {
     /// The port's clock when the burst was posted.
     pub(crate) posted_ns: i64,
@@ -184,7 +186,7 @@ mod tests {
         let mut last_ns = before_ns;
         for (id, burst) in got.iter().enumerate() {
             let now = Command::Serve(Request::Now { id: id as u64 });
-            assert_eq!(burst.commands, [now, now]);
+            assert_eq!(burst.commands, [now.clone(), now]);
             assert!((last_ns..=after_ns).contains(&burst.posted_ns), "{burst:?}");
             last_ns = burst.posted_ns;
         }

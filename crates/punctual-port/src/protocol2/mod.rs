@@ -10,6 +10,7 @@
 //! answer.
 
 mod inbox;
+mod probing;
 pub(crate) mod queue;
 mod scheduler;
 pub mod wire;
@@ -19,6 +20,7 @@ use std::sync::{mpsc, Arc};
 use std::thread;
 
 use self::inbox::{Command, Inbox, MAIL_LIMIT};
+use self::probing::Prober;
 use self::queue::TimerQueue;
 use self::scheduler::Scheduler;
 use crate::clock::PortClock;
@@ -70,6 +72,7 @@ pub(crate) fn serve(
             out: FrameWriter::new(output),
             port_spin_ns: config.spin_ns,
             priority,
+            prober: Prober::default(),
         };
         // The only error is a failed write: nobody reads the answers any more.
         let _gone = scheduler.run();

@@ -18,6 +18,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use super::inbox::{Command, Inbox};
+use super::probing::{self, Prober};
 use super::queue::{Next, Refused, TimerQueue};
 use super::wire::{Answer, Malformed, Reason, Request, TimerFacts};
 use crate::clock::PortClock;
@@ -34,6 +35,7 @@ pub(crate) struct Scheduler<W: Write> {
     /// The port-wide floor of every wake's spin tail (`--spin`).
     pub(crate) port_spin_ns: u64,
     pub(crate) priority: Priority,
+    pub(crate) prober: Prober,
 }
 
 impl<W: Write> Scheduler<W> {
@@ -90,6 +92,7 @@ impl<W: Write> Scheduler<W> {
     fn serve(&mut self, command: Command, posted_ns: i64, message: &mut Vec<u8>) {
         let answer = match command {
             Command::Reject(Malformed { reason, id }) => Some(Answer::Error { reason, id }),
+            Command::Reply(answer) => Some(answer),
             Command::Serve(request) => match request {
                 Request::WakeAfter {
                     id,
@@ -113,6 +116,13 @@ impl<W: Write> Scheduler<W> {
                     id,
                     timer: self.timer(),
                 }),
+                Request::Probe { id, samples } => self.prober.start(id, samples, &self.inbox),
+                Request::Verdict { id, costs } => Some(probing::verdict(id, costs)),
+                Request::CheatSheet {
+                    id,
+                    quantum_ns,
+                    bands,
+                } => Some(probing::cheat_sheet(id, quantum_ns, bands)),
             },
         };
         if let Some(answer) = answer {

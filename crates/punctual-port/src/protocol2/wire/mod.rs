@@ -6,6 +6,10 @@
 
 use std::fmt;
 
+mod probe;
+
+pub use probe::{Band, Cost, Costs, ProbeFacts, BANDS_MAX, COSTS_MAX, SAMPLES_MAX};
+
 /// Request kinds (client to port).
 pub mod kind {
     /// Wake after a duration: id, duration ns (i64), spin ns (u32).
@@ -18,6 +22,13 @@ pub mod kind {
     pub const NOW: u8 = 0x04;
     /// Describe the timer the port's wakes wait on: id.
     pub const TIMER_INFO: u8 = 0x05;
+    /// Time the OS's plain sleep in the port: id, samples (u32).
+    pub const PROBE: u8 = 0x06;
+    /// The verdict on costs the client timed: id, floor ns (u64), count (u8), then per
+    /// cost its request ms (u32) and mean ns (u64).
+    pub const VERDICT: u8 = 0x07;
+    /// The cheat sheet of a quantum: id, quantum ns (u64), bands (u16).
+    pub const CHEAT_SHEET: u8 = 0x08;
     /// Answer to a wake: id, deadline ns (i64), lateness ns (u64).
     pub const WOKE: u8 = 0x81;
     /// Answer to NOW: id, the port's clock in ns (i64).
@@ -27,16 +38,29 @@ pub mod kind {
     /// Answer to TIMER_INFO: id, the timer's facts, then its mechanism and degradation as
     /// text (see [`TimerFacts`](super::TimerFacts)).
     pub const TIMER: u8 = 0x84;
+    /// Answer to PROBE and VERDICT: id, quantum, overshoot and floor ns (u64), the count of
+    /// costs and the length of the primitive's name (u8 each), the costs, the name (see
+    /// [`ProbeFacts`](super::ProbeFacts)).
+    pub const PROBED: u8 = 0x85;
+    /// Answer to CHEAT_SHEET: id, count (u16), then per band k (u32), request ms (u64),
+    /// cost ns (u64), rate Hz (f64).
+    pub const SHEET: u8 = 0x86;
     /// A request the port could not serve: reason (u8), id-present flag (u8), id.
     pub const ERROR: u8 = 0xEE;
 }
 
-/// The length of each request, by kind, kind byte included; `None` for a kind that is not
-/// a request.
-pub fn request_len(kind: u8) -> Option<usize> {
+/// The length of the request `message` starts with, kind byte included; `None` for a kind
+/// that is not a request. The kind fixes every request's length but VERDICT's, whose
+/// header gives its count of costs: until `message` holds that header, VERDICT's length
+/// is the header's.
+pub fn request_len(message: &[u8]) -> Option<usize> {
+    let &kind = message.first()?;
     match kind {
         kind::WAKE_AFTER | kind::WAKE_AT => Some(21),
         kind::CANCEL | kind::NOW | kind::TIMER_INFO => Some(9),
+        kind::PROBE => Some(13),
+        kind::CHEAT_SHEET => Some(19),
+        kind::VERDICT => Some(probe::verdict_len(message)),
         _ => None,
     }
 }
@@ -55,6 +79,8 @@ pub fn answer_len(message: &[u8]) -> Option<usize> {
         kind::CLOCK => Some(17),
         kind::CANCELLED => Some(10),
         kind::ERROR => Some(11),
+        kind::PROBED => Some(probe::probed_len(message)),
+        kind::SHEET => Some(probe::sheet_len(message)),
         kind::TIMER => Some(match message.get(26..TIMER_HEADER_LEN) {
             Some(lengths) => {
                 TIMER_HEADER_LEN
@@ -82,6 +108,13 @@ pub enum Reason {
     DuplicateId = 4,
     /// As many wakes are pending as the port accepts (`--max-pending`).
     TooManyPending = 5,
+    /// A number outside what its request accepts: PROBE's samples outside
+    /// 1..=[`SAMPLES_MAX`], CHEAT_SHEET's bands past [`BANDS_MAX`].
+    OutOfRange = 6,
+    /// A PROBE while the port's last one is still timing: two would spoil each other's costs.
+    ProbeBusy = 7,
+    /// The probe's thread could not be started.
+    ProbeFailed = 8,
 }
 
 impl Reason {
@@ -93,6 +126,9 @@ impl Reason {
             3 => Reason::Truncated,
             4 => Reason::DuplicateId,
             5 => Reason::TooManyPending,
+            6 => Reason::OutOfRange,
+            7 => Reason::ProbeBusy,
+            8 => Reason::ProbeFailed,
             _ => return None,
         })
     }
@@ -106,12 +142,15 @@ impl fmt::Display for Reason {
             Reason::Truncated => "message cut short by the end of its frame",
             Reason::DuplicateId => "id already pending",
             Reason::TooManyPending => "too many pending wakes",
+            Reason::OutOfRange => "a number outside what the request accepts",
+            Reason::ProbeBusy => "a probe is already running",
+            Reason::ProbeFailed => "the probe's thread could not be started",
         })
     }
 }
 
 /// A request from the client.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Request {
     /// Wake `duration_ns` after the port read the request (zero or less: at once).
     WakeAfter {
@@ -145,6 +184,30 @@ pub enum Request {
     TimerInfo {
         /// The client's tag for this request.
         id: u64,
+    },
+    /// Time the OS's plain sleep (`punctual::quantum::probe`) on a thread of its own, so
+    /// that wakes go on being served for the second or two it takes.
+    Probe {
+        /// The client's tag for this request.
+        id: u64,
+        /// Sleeps timed per request.
+        samples: u32,
+    },
+    /// The verdict (`punctual::quantum::Probe::from_costs`) on costs the client timed.
+    Verdict {
+        /// The client's tag for this request.
+        id: u64,
+        /// The costs and the floor.
+        costs: Costs,
+    },
+    /// The cheat sheet of a quantum (`punctual::quantum::cheat_sheet`).
+    CheatSheet {
+        /// The client's tag for this request.
+        id: u64,
+        /// The quantum, in nanoseconds.
+        quantum_ns: u64,
+        /// How many bands.
+        bands: u16,
     },
 }
 
@@ -211,7 +274,7 @@ fn clipped(text: &str) -> &str {
 }
 
 /// An answer from the port.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Answer {
     /// A wake fired.
     Woke {
@@ -242,6 +305,20 @@ pub enum Answer {
         id: u64,
         /// What the timer thread said of it.
         timer: TimerFacts,
+    },
+    /// A probe's costs and verdict.
+    Probed {
+        /// The PROBE or VERDICT request's id.
+        id: u64,
+        /// What the probe found.
+        probe: ProbeFacts,
+    },
+    /// A cheat sheet.
+    Sheet {
+        /// The CHEAT_SHEET request's id.
+        id: u64,
+        /// Its bands, from k = 1.
+        bands: Vec<Band>,
     },
     /// A request the port could not serve; it carries on with the next.
     Error {
@@ -310,7 +387,7 @@ fn split(
 /// Decodes the requests in one frame's payload, in order. An error ends the frame when the
 /// length of what follows is unknown (an unknown kind, a truncated message).
 pub fn decode_requests(payload: &[u8]) -> impl Iterator<Item = Result<Request, Malformed>> + '_ {
-    split(payload, |message| request_len(message[0])).map(|message| {
+    split(payload, request_len).map(|message| {
         let (kind, m) = message?;
         let id = u64_at(m, 1);
         Ok(match kind {
@@ -327,6 +404,19 @@ pub fn decode_requests(payload: &[u8]) -> impl Iterator<Item = Result<Request, M
             kind::CANCEL => Request::Cancel { id },
             kind::NOW => Request::Now { id },
             kind::TIMER_INFO => Request::TimerInfo { id },
+            kind::PROBE => Request::Probe {
+                id,
+                samples: u32_at(m, 9),
+            },
+            kind::VERDICT => Request::Verdict {
+                id,
+                costs: probe::decode_costs(m),
+            },
+            kind::CHEAT_SHEET => Request::CheatSheet {
+                id,
+                quantum_ns: u64_at(m, 9),
+                bands: u16::from_be_bytes([m[17], m[18]]),
+            },
             _ => {
                 return Err(Malformed {
                     reason: Reason::UnknownKind,
@@ -340,8 +430,9 @@ pub fn decode_requests(payload: &[u8]) -> impl Iterator<Item = Result<Request, M
 /// Decodes the answers in one frame's payload, for clients and tests.
 ///
 /// Strict: a flag byte other than 0 or 1, an id given with its flag clear, an unknown
-/// error reason, or text that is not UTF-8 or longer than [`TIMER_TEXT_MAX`] is not an
-/// answer the port sends, and reads as [`Reason::UnknownKind`].
+/// error reason, text that is not UTF-8 or longer than [`TIMER_TEXT_MAX`], or a SHEET of
+/// more than [`BANDS_MAX`] bands is not an answer the port sends, and reads as
+/// [`Reason::UnknownKind`].
 pub fn decode_answers(payload: &[u8]) -> impl Iterator<Item = Result<Answer, Malformed>> + '_ {
     split(payload, answer_len).map(|message| {
         let (kind, m) = message?;
@@ -386,6 +477,14 @@ pub fn decode_answers(payload: &[u8]) -> impl Iterator<Item = Result<Answer, Mal
                     },
                 }
             }
+            kind::PROBED => Answer::Probed {
+                id: u64_at(m, 1),
+                probe: probe::decode_probed(m).ok_or(unknown)?,
+            },
+            kind::SHEET => Answer::Sheet {
+                id: u64_at(m, 1),
+                bands: probe::decode_sheet(m).ok_or(unknown)?,
+            },
             kind::ERROR => {
                 let reason = Reason::from_code(m[1]).ok_or(unknown)?;
                 let id = u64_at(m, 3);
@@ -407,6 +506,22 @@ impl Request {
     /// Appends the request's bytes to `out`.
     pub fn encode(&self, out: &mut Vec<u8>) {
         match *self {
+            Request::Probe { id, samples } => {
+                out.push(kind::PROBE);
+                out.extend_from_slice(&id.to_be_bytes());
+                out.extend_from_slice(&samples.to_be_bytes());
+            }
+            Request::Verdict { id, ref costs } => probe::encode_verdict(id, costs, out),
+            Request::CheatSheet {
+                id,
+                quantum_ns,
+                bands,
+            } => {
+                out.push(kind::CHEAT_SHEET);
+                out.extend_from_slice(&id.to_be_bytes());
+                out.extend_from_slice(&quantum_ns.to_be_bytes());
+                out.extend_from_slice(&bands.to_be_bytes());
+            }
             Request::WakeAfter {
                 id,
                 duration_ns: ns,
@@ -481,6 +596,8 @@ impl Answer {
                 out.extend_from_slice(mechanism.as_bytes());
                 out.extend_from_slice(degraded.as_bytes());
             }
+            Answer::Probed { id, probe } => probe::encode_probed(*id, probe, out),
+            Answer::Sheet { id, bands } => probe::encode_sheet(*id, bands, out),
             Answer::Error { reason, id } => {
                 out.push(kind::ERROR);
                 out.push(*reason as u8);
@@ -518,7 +635,7 @@ mod tests {
             request.encode(&mut payload);
             assert_eq!(
                 Some(payload.len() - before),
-                request_len(payload[before]),
+                request_len(&payload[before..]),
                 "{request:?}"
             );
         }
