@@ -9,6 +9,7 @@ pub mod frontier;
 pub mod plot;
 pub mod progress;
 pub mod scale;
+pub mod server;
 pub mod stdio;
 pub mod table;
 pub mod threads;
