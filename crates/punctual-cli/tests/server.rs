@@ -106,6 +106,23 @@ fn each_workload_refuses_the_other_s_flags() {
     assert_usage_error(&["scale", "--mock-timer"], "the fire workload needs N,...");
 }
 
+#[test]
+fn a_run_too_large_to_hold_is_refused_before_measuring() {
+    assert_usage_error(
+        &[
+            "scale",
+            "--workload",
+            "server",
+            "--mock-timer",
+            "--churn",
+            "10000000",
+            "--duration",
+            "3600s",
+        ],
+        "make 36001000000 timeouts: at most 100000000",
+    );
+}
+
 /// A short real run of every method, each in a worker process of its own: our timeouts
 /// never fire early, every registered timeout ended one way, and the schedule's counts
 /// are those of the plan.

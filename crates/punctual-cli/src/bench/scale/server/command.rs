@@ -18,6 +18,9 @@ use crate::usage;
 pub const DEFAULT_PENDING: u64 = 1_000_000;
 /// Registrations a second, unless `--churn` says.
 pub const DEFAULT_CHURN: u64 = 100_000;
+/// The most timeouts one method's run may make, the pending set and the churn's together:
+/// each has its record (and, pending, its task) for the whole run.
+pub const MAX_TIMEOUTS: u64 = 100_000_000;
 /// How long the churn runs per method, unless `--duration` says.
 pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 
@@ -64,9 +67,22 @@ pub fn command(args: &ScaleArgs, command: &[String]) -> anyhow::Result<ExitCode>
     usage::check_run(&args.run, outputs, None);
     let methods = methods(&args.methods)
         .unwrap_or_else(|message| usage::error(clap::error::ErrorKind::ValueValidation, message));
+    let plan = plan(args);
+    if plan.total() > MAX_TIMEOUTS {
+        usage::error(
+            clap::error::ErrorKind::ValueValidation,
+            format!(
+                "{} pending and {} a second for {} make {} timeouts: at most {MAX_TIMEOUTS} (each takes memory for the whole run)",
+                plan.pending,
+                plan.churn_per_s,
+                crate::units::format_duration(plan.duration),
+                plan.total()
+            ),
+        );
+    }
     let mode = ServerOptions {
         methods,
-        plan: plan(args),
+        plan,
         workers: workers(args),
     };
     session::execute(&mode, &args.run, outputs, command)

@@ -69,13 +69,17 @@ impl Draw {
         Draw(Rng::new(seed))
     }
 
-    /// The next timeout: its length log-uniform in `[SHORTEST, LONGEST]`, cancelled with
-    /// probability [`CANCELLED_SHARE`] at a uniform time in `[0, length)`.
+    /// The next timeout: its length log-uniform in `[SHORTEST, LONGEST]` (to the
+    /// microsecond), cancelled with probability [`CANCELLED_SHARE`] at a uniform time in
+    /// `[0, length)`.
     pub fn next(&mut self) -> Timeout {
         let (lo, hi) = (SHORTEST.as_nanos() as f64, LONGEST.as_nanos() as f64);
         let length = (lo.ln() + self.unit() * (hi.ln() - lo.ln())).exp();
-        let length_ns =
-            (length as u64).clamp(SHORTEST.as_nanos() as u64, LONGEST.as_nanos() as u64);
+        // Whole microseconds: `ln` and `exp` may differ in their last bit from one libm to
+        // another, and a length a nanosecond apart would draw a different cancellation
+        // time, so the mock's counts would differ between platforms.
+        let length_ns = ((length / 1e3).round() as u64 * 1000)
+            .clamp(SHORTEST.as_nanos() as u64, LONGEST.as_nanos() as u64);
         let cancel_after_ns = (self.unit() < CANCELLED_SHARE).then(|| self.0.below(length_ns));
         Timeout {
             length_ns,
