@@ -5,8 +5,9 @@
 //!
 //! [`ScaleMockProfile`]: crate::bench::scale::mock::ScaleMockProfile
 
+use super::pacer::PACER_STEP;
 use super::plan::Draw;
-use super::run::{runtime_name, ServerArgs, PACER_STEP};
+use super::run::{runtime_name, ServerArgs};
 use super::ServerResult;
 use crate::bench::method::ScaleRuntime;
 use crate::bench::stats::{Recorder, Sample};

@@ -15,9 +15,11 @@
 
 pub mod command;
 pub mod mock;
+mod pacer;
 pub mod plan;
 mod report;
 pub mod run;
+mod task;
 
 pub use report::{ServerReport, ServerResult, ServerRun};
 
@@ -94,7 +96,7 @@ fn caveats(results: &[ServerResult]) -> Vec<String> {
     let mut notes = vec![
         format!(
             "registration and cancellation lags include the pacer's step of {}: the pacer thread spawns each timeout's task when due and aborts it when its cancellation is",
-            crate::units::format_duration(run::PACER_STEP)
+            crate::units::format_duration(pacer::PACER_STEP)
         ),
         "lock waits: not reported, as neither timer exposes them".to_string(),
     ];
