@@ -136,10 +136,11 @@ const FOOTNOTE: &str = "
   * punctual's own. registered = fired + cancelled + left (pending when the churn ended).
     cpu/timer: the process's CPU during the churn, less the pacer thread's, per timeout the
     churn registered; driver: the timer thread's over the same (tokio has none). rss: resident
-    memory grown while the pending set registered, per timeout in it (the task, its timer,
-    their share of the executor's and the timer's structures); counted: the library's own
-    count per pending timeout. Lateness: the task's clock reading after its await, past the
-    deadline it gave, for the timeouts that fired during the churn. register, cancel: the
-    latest a churn timeout was registered (cancelled) after its due time, and the last one's.
-    too late: drawn to be cancelled, fired first. unpolled: spawned, not polled by the end.
+    memory grown while the pending set registered, per timeout of it pending at the peak (the
+    task, its timer, their share of the executor's and the timer's structures); counted: the
+    library's own count per pending timeout. Lateness: the task's clock reading after its
+    await, past the deadline it gave, for the timeouts that fired during the churn. register,
+    cancel: the latest a churn timeout was registered (cancelled) after its due time, and the
+    last one's. too late: drawn to be cancelled, fired first. unpolled: spawned, not polled by
+    the end.
 ";

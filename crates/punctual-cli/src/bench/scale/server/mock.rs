@@ -80,6 +80,7 @@ pub fn measure(args: &ServerArgs) -> anyhow::Result<ServerResult> {
         lateness: lateness.summary().lateness,
         cpu_ns_per_timer: Some(p.cpu_ns),
         driver_cpu_ns_per_timer: p.driver_cpu_ns,
+        pending_peak: plan.pending,
         rss_bytes_per_pending: (plan.pending > 0).then_some(p.rss_bytes),
         timer_bytes: p.timer_bytes,
         registration_lag_max_ns: registration_lag_max,

@@ -25,12 +25,13 @@ pub const PACER_STEP: Duration = Duration::from_micros(100);
 const END_GRACE: Duration = Duration::from_millis(100);
 
 /// A cancellation the pacer will make: due at `due_ns` (from the epoch) once the timeout
-/// is registered, `after_ns` past its registration.
+/// is registered, `after_ns` past its registration. `handle` is `None` only in the entries
+/// that touch the heap's memory before the pending set registers.
 struct Cancel {
     due_ns: u64,
     index: usize,
     after_ns: u64,
-    handle: AbortHandle,
+    handle: Option<AbortHandle>,
 }
 
 impl PartialEq for Cancel {
@@ -51,10 +52,78 @@ impl Ord for Cancel {
     }
 }
 
+/// The cancellations to come, earliest first, and what making them found.
+struct Cancels {
+    heap: BinaryHeap<Cancel>,
+    /// Timeouts in the pending set: `too_late` counts the churn's only.
+    pending: usize,
+    /// The churn's timeouts drawn to be cancelled that had fired by their turn.
+    too_late: u64,
+    /// The last cancellation made, and when it was due.
+    last: Option<(usize, u64)>,
+}
+
+impl Cancels {
+    /// Room for `room` cancellations, its memory touched now, so that pushing as many later
+    /// grows no resident memory.
+    fn with_room(room: usize, pending: usize) -> Cancels {
+        let mut heap: BinaryHeap<Cancel> = (0..room)
+            .map(|index| Cancel {
+                due_ns: 0,
+                index,
+                after_ns: 0,
+                handle: None,
+            })
+            .collect();
+        heap.clear();
+        Cancels {
+            heap,
+            pending,
+            too_late: 0,
+            last: None,
+        }
+    }
+
+    /// Makes every cancellation due by `now_ns`: a timeout registered `after_ns` or more
+    /// ago is aborted; one registered since, or not yet, waits its turn again.
+    fn make_due(&mut self, shared: &Shared, now_ns: u64) {
+        while self.heap.peek().is_some_and(|top| top.due_ns <= now_ns) {
+            let Some(mut cancel) = self.heap.pop() else {
+                break;
+            };
+            let slot = &shared.slots[cancel.index];
+            match slot.state.load(Acquire) {
+                // Registration is behind: cancel once it has caught up.
+                SPAWNED => {
+                    cancel.due_ns = now_ns + nanos(PACER_STEP);
+                    self.heap.push(cancel);
+                }
+                PENDING => {
+                    let due = slot.registered_ns.load(Relaxed) + cancel.after_ns;
+                    if due > now_ns {
+                        cancel.due_ns = due;
+                        self.heap.push(cancel);
+                    } else if let Some(handle) = &cancel.handle {
+                        slot.cancel_due_ns.store(due, Relaxed);
+                        handle.abort();
+                        self.last = Some((cancel.index, due));
+                    }
+                }
+                // The pending set's are left out: its registration is a burst, not the
+                // schedule.
+                FIRED if cancel.index >= self.pending => self.too_late += 1,
+                _ => {}
+            }
+        }
+    }
+}
+
 /// What the pacer read besides the slots.
 #[derive(Default)]
 pub(super) struct Pacing {
     pub(super) rss_growth: Option<i64>,
+    /// The most of the pending set pending at once while it registered, as sampled.
+    pub(super) pending_peak: u64,
     pub(super) timer_bytes: u64,
     /// Timeouts spawned, in slot order.
     pub(super) spawned: usize,
@@ -72,6 +141,9 @@ pub(super) struct Pacing {
     pub(super) cancel_behind_at_end_ns: Option<u64>,
 }
 
+/// Spawns this many of the pending set between two looks at the cancellations due.
+const FILL_BATCH: usize = 1024;
+
 /// Plays the schedule: the pending set, then the churn, with every cancellation on time.
 pub(super) fn pace<T: ScaleTimer>(
     timer: &T,
@@ -83,7 +155,7 @@ pub(super) fn pace<T: ScaleTimer>(
     let pending = usize::try_from(plan.pending).unwrap_or(usize::MAX);
     let mut draw = Draw::new(args.seed);
     let mut pacing = Pacing::default();
-    let mut spawn = |index: usize, due_ns: u64, cancels: &mut dyn FnMut(Cancel)| {
+    let mut spawn = |index: usize, due_ns: u64, cancels: &mut Cancels| {
         let drawn = draw.next();
         let task = handle.spawn(timeout(
             timer.clone(),
@@ -92,30 +164,37 @@ pub(super) fn pace<T: ScaleTimer>(
             Duration::from_nanos(drawn.length_ns),
         ));
         if let Some(after_ns) = drawn.cancel_after_ns {
-            cancels(Cancel {
+            cancels.heap.push(Cancel {
                 due_ns: due_ns.saturating_add(after_ns),
                 index,
                 after_ns,
-                handle: task.abort_handle(),
+                handle: Some(task.abort_handle()),
             });
         }
     };
-    // The pending set's cancellations wait beside the heap, in memory touched beforehand,
-    // so that the resident memory grown while it registers is the timers' and tasks'.
-    let mut held: Vec<Option<Cancel>> = (0..pending).map(|_| None).collect();
+    // The pending set's cancellations fit in the room made before the baseline, so that
+    // the resident memory grown while it registers is the timers' and the tasks'.
+    let mut cancels = Cancels::with_room(pending, pending);
     let rss_before = sys::Os::resident_bytes();
     let fill_start = shared.now_ns();
-    for (index, held) in held.iter_mut().enumerate() {
-        spawn(index, fill_start, &mut |cancel| *held = Some(cancel));
+    let mut peak = 0;
+    for index in 0..pending {
+        spawn(index, fill_start, &mut cancels);
+        if index % FILL_BATCH == FILL_BATCH - 1 {
+            cancels.make_due(shared, shared.now_ns());
+            peak = peak.max(shared.fill_pending());
+        }
     }
     while shared.filled.load(Acquire) < plan.pending && !crate::bench::interrupted() {
-        std::thread::sleep(Duration::from_millis(1));
+        cancels.make_due(shared, shared.now_ns());
+        peak = peak.max(shared.fill_pending());
+        std::thread::sleep(PACER_STEP);
     }
+    pacing.pending_peak = peak.max(shared.fill_pending());
     pacing.rss_growth = sys::Os::resident_bytes()
         .zip(rss_before)
         .map(|(after, before)| after as i64 - before as i64);
     pacing.timer_bytes = timer.timer_bytes();
-    let mut cancels: BinaryHeap<Cancel> = held.into_iter().flatten().collect();
 
     let churn_count = plan.churn_count();
     let pacer_before = sys::Os::thread_cpu_time();
@@ -133,39 +212,10 @@ pub(super) fn pace<T: ScaleTimer>(
         // Every registration due by now, the last ones too when the pacer woke past the end.
         while k < churn_count && start_ns + plan.churn_due_ns(k) <= now_ns {
             let due_ns = start_ns + plan.churn_due_ns(k);
-            spawn(pending + k as usize, due_ns, &mut |cancel| {
-                cancels.push(cancel)
-            });
+            spawn(pending + k as usize, due_ns, &mut cancels);
             k += 1;
         }
-        while cancels.peek().is_some_and(|top| top.due_ns <= now_ns) {
-            let Some(mut cancel) = cancels.pop() else {
-                break;
-            };
-            let slot = &shared.slots[cancel.index];
-            match slot.state.load(Acquire) {
-                // Registration is behind: cancel once it has caught up.
-                SPAWNED => {
-                    cancel.due_ns = now_ns + nanos(PACER_STEP);
-                    cancels.push(cancel);
-                }
-                PENDING => {
-                    let due = slot.registered_ns.load(Relaxed) + cancel.after_ns;
-                    if due > now_ns {
-                        cancel.due_ns = due;
-                        cancels.push(cancel);
-                    } else {
-                        slot.cancel_due_ns.store(due, Relaxed);
-                        cancel.handle.abort();
-                        pacing.last_cancelled = Some((cancel.index, due));
-                    }
-                }
-                // Counted for the churn's timeouts only: the pending set's cancellations
-                // start once it is all registered, so its short timeouts fire first.
-                FIRED if cancel.index >= pending => pacing.cancel_too_late += 1,
-                _ => {}
-            }
-        }
+        cancels.make_due(shared, now_ns);
         if now_ns >= end_ns {
             break;
         }
@@ -184,6 +234,8 @@ pub(super) fn pace<T: ScaleTimer>(
         .driver_cpu()
         .zip(driver_before)
         .map(|(after, before)| after.saturating_sub(before));
+    pacing.cancel_too_late = cancels.too_late;
+    pacing.last_cancelled = cancels.last;
     // The last registration and the last cancellation get a moment to land, so that the
     // lags at the end are theirs rather than the end's.
     let landed = |index: Option<usize>, waiting: u8| {

@@ -86,9 +86,15 @@ pub struct ServerResult {
     /// registered (punctual's driver thread, or its threads summed; tokio's timer runs on
     /// the runtime's own threads and has none).
     pub driver_cpu_ns_per_timer: Option<u64>,
-    /// Resident memory grown while the pending set was registered, per timeout in it: the
-    /// task awaiting it, its timer, and their share of the executor's and the timer's
-    /// structures (the bench's own records are allocated and touched before).
+    /// The most timeouts of the pending set pending at once while it registered (its short
+    /// ones fire, and its cancellations start, before the last is registered), as the
+    /// pacer sampled it.
+    pub pending_peak: u64,
+    /// Resident memory grown while the pending set was registered, per timeout pending at
+    /// its peak (`pending_peak`): the task awaiting it, its timer, and their share of the
+    /// executor's and the timer's structures (the bench's own records are allocated and
+    /// touched before). The allocator keeps what completed tasks freed for the next ones,
+    /// so resident memory follows the most pending at once.
     pub rss_bytes_per_pending: Option<i64>,
     /// Bytes per pending timeout by the library's own count, with the pending set
     /// registered: punctual's `Sleep` plus its share of its driver's storage; tokio's

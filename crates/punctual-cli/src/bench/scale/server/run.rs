@@ -62,6 +62,7 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &ServerArgs) -> anyhow::Result<Ser
             })
             .collect(),
         filled: AtomicU64::new(0),
+        fill_ended: AtomicU64::new(0),
         churn_start_ns: AtomicU64::new(u64::MAX),
         done: Notify::new(),
     });
@@ -162,10 +163,11 @@ fn summarise(args: &ServerArgs, shared: &Shared, pacing: &Pacing) -> ServerResul
         lateness: lateness.summary().lateness,
         cpu_ns_per_timer: pacing.cpu.map(per_timer),
         driver_cpu_ns_per_timer: pacing.driver_cpu.map(per_timer),
+        pending_peak: pacing.pending_peak,
         rss_bytes_per_pending: pacing
             .rss_growth
-            .filter(|_| args.plan.pending > 0)
-            .map(|g| g / args.plan.pending as i64),
+            .filter(|_| pacing.pending_peak > 0)
+            .map(|g| g / pacing.pending_peak as i64),
         timer_bytes: pacing.timer_bytes,
         registration_lag_max_ns: registration_lag_max,
         registration_lag_final_ns,

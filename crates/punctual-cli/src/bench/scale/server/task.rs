@@ -49,6 +49,9 @@ pub(super) struct Shared {
     pub(super) slots: Box<[Slot]>,
     /// Timeouts of the pending set registered so far.
     pub(super) filled: AtomicU64,
+    /// Timeouts of the pending set fired or cancelled so far: `filled` less these are
+    /// pending now.
+    pub(super) fill_ended: AtomicU64,
     /// When the churn started, from the epoch; `u64::MAX` before.
     pub(super) churn_start_ns: AtomicU64,
     pub(super) done: Notify,
@@ -57,6 +60,19 @@ pub(super) struct Shared {
 impl Shared {
     pub(super) fn now_ns(&self) -> u64 {
         nanos(self.epoch.elapsed())
+    }
+
+    /// Timeouts of the pending set pending now.
+    pub(super) fn fill_pending(&self) -> u64 {
+        let ended = self.fill_ended.load(Acquire);
+        self.filled.load(Acquire).saturating_sub(ended)
+    }
+
+    /// Counts the end of timeout `index`, when it is one of the pending set.
+    fn ended(&self, index: usize) {
+        if index < self.pending {
+            self.fill_ended.fetch_add(1, Release);
+        }
     }
 }
 
@@ -112,6 +128,7 @@ pub(super) async fn timeout<T: ScaleTimer>(
         .is_ok()
     {
         slot.outcome_ns.store(late, Relaxed);
+        shared.ended(index);
     }
 }
 
@@ -129,6 +146,7 @@ impl Drop for Cancelled<'_> {
         {
             let due = slot.cancel_due_ns.load(Relaxed);
             slot.outcome_ns.store(now as i64 - due as i64, Relaxed);
+            self.0.ended(self.1);
         }
     }
 }
