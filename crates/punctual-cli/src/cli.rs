@@ -214,7 +214,14 @@ impl BenchArgs {
     /// The `punctual scale N,...` that the deprecated `bench --scale N,...` stands for.
     pub fn as_scale(&self, timers: TimerCounts) -> ScaleArgs {
         ScaleArgs {
-            timers,
+            timers: Some(timers),
+            workload: Workload::Fire,
+            pending: None,
+            churn: None,
+            duration: None,
+            workers: None,
+            server_worker: None,
+            server_seed: 1,
             methods: self.methods.clone(),
             samples: self.samples,
             rounds: self.rounds,
@@ -350,17 +357,52 @@ pub struct ThreadsArgs {
 /// `punctual scale N,...`: for each N listed, N timers pending at once with deadlines spread
 /// over 1 to 100 ms, one task each on a tokio runtime; lateness percentiles, CPU and memory
 /// per timer, punctual's driver beside tokio::time. Each method and N runs in a fresh
-/// process; rounds repeat until --samples timers have fired.
+/// process; rounds repeat until --samples timers have fired. `--workload server`: a
+/// server's timeouts instead, most cancelled, seconds ahead, from every worker.
 #[derive(Debug, Clone, Args)]
 #[command(after_help = RUN_AFTER_HELP)]
 pub struct ScaleArgs {
-    /// The numbers of timers pending at once, comma-separated (e.g. 1,1000,100000).
+    /// The numbers of timers pending at once, comma-separated (e.g. 1,1000,100000); for
+    /// the fire workload, which needs them.
     #[arg(value_name = "N,...", value_parser = parse_timer_counts)]
-    pub timers: TimerCounts,
+    pub timers: Option<TimerCounts>,
+
+    /// What the timers do: fire (N,...) or, as a server's timeouts, mostly get cancelled
+    /// (--pending, --churn, --duration).
+    #[arg(long, value_enum, default_value = "fire")]
+    pub workload: Workload,
+
+    /// With --workload server: timeouts registered at once before the churn [default:
+    /// 1000000].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=MAX_SCALE_TIMERS))]
+    pub pending: Option<u64>,
+
+    /// With --workload server: timeouts registered a second during the run [default:
+    /// 100000].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=MAX_SCALE_TIMERS))]
+    pub churn: Option<u64>,
+
+    /// With --workload server: how long the churn runs, per method [default: 10s].
+    #[arg(long, value_name = "TIME", value_parser = parse_duration_budget)]
+    pub duration: Option<Duration>,
+
+    /// With --workload server: workers of the multi-thread runtime [default: one per CPU].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub workers: Option<u64>,
+
+    /// Measure one method under the server workload and print the result as JSON (how the
+    /// server workload runs each method in a process of its own).
+    #[arg(long, hide = true, value_name = "METHOD")]
+    pub server_worker: Option<String>,
+
+    /// The server worker's seed for its timeouts.
+    #[arg(long, hide = true, default_value_t = 1)]
+    pub server_seed: u64,
 
     /// Methods to compare, comma-separated: async, async-rt, async-spin and tokio (`all`,
     /// the default), and when named, async-mt, async-mtw and tokio-mt (on a tokio
-    /// multi-thread runtime).
+    /// multi-thread runtime). With --workload server, `all` is async, tokio, async-mt,
+    /// async-mtw and tokio-mt.
     #[arg(long, value_name = "LIST", default_value = "all", value_parser = parse_methods)]
     pub methods: MethodList,
 
@@ -398,6 +440,18 @@ pub struct ScaleArgs {
     /// Write one self-contained HTML page of the run (one part per N).
     #[arg(long, value_name = "FILE.html", value_parser = parse_html_path)]
     pub report: Option<PathBuf>,
+}
+
+/// What the scale mode's timers do (`--workload`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Workload {
+    /// N timers that all fire, due 1 to 100 ms ahead.
+    Fire,
+    /// --pending timeouts pending, then --churn registered a second for --duration, each 1
+    /// ms to 60 s (log-uniform), nine in ten cancelled at a uniform time before their
+    /// deadline; registered and cancelled from the runtime's workers, one method and
+    /// runtime per process.
+    Server,
 }
 
 #[derive(Debug, Args)]

@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 use super::methods;
 use super::methods::mock::MockProfile;
 use super::scale::mock::ScaleMockProfile;
+use super::scale::server::run::ServerArgs;
+use super::scale::server::ServerResult;
 use super::scale::worker::WorkerArgs;
 use super::scale::ScaleResult;
 use super::worker::Measured;
@@ -112,6 +114,9 @@ pub struct ScaleSpec {
     pub mock: ScaleMockProfile,
     /// The tokio runtime its tasks run on.
     pub runtime: ScaleRuntime,
+    /// Measures it under `--workload server`, in a worker process of its own; `None` when
+    /// that workload leaves it out.
+    pub server: Option<fn(&ServerArgs) -> anyhow::Result<ServerResult>>,
 }
 
 /// The tokio runtime a scale method's tasks run on.
@@ -268,6 +273,16 @@ pub fn sync_methods() -> impl Iterator<Item = &'static MethodSpec> {
 /// The methods the scale mode runs, in table order.
 pub fn scale_methods() -> impl Iterator<Item = &'static MethodSpec> {
     METHODS.iter().filter(|m| m.scale.is_some())
+}
+
+/// The methods the server workload runs, in table order.
+pub fn server_methods() -> impl Iterator<Item = &'static MethodSpec> {
+    scale_methods().filter(|m| m.scale.is_some_and(|scale| scale.server.is_some()))
+}
+
+/// The server workload's methods, for error messages.
+pub fn server_names() -> String {
+    join(server_methods())
 }
 
 /// The methods `all` stands for in the scale mode: those on a current-thread runtime.

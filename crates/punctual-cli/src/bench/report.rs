@@ -29,6 +29,8 @@ pub enum RunMode {
     Frontier,
     /// Many sleepers at once (`punctual threads`).
     Threads,
+    /// A server's timeouts (`punctual scale --workload server`).
+    Server,
 }
 
 impl From<Mode> for RunMode {

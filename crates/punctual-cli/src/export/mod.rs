@@ -50,6 +50,9 @@ impl AnyExport {
             }
             RunMode::Frontier => AnyExport::Frontier(serde_json::from_value(value)?),
             RunMode::Threads => AnyExport::Threads(serde_json::from_value(value)?),
+            RunMode::Server => anyhow::bail!(
+                "it is a server workload's export (`punctual scale --workload server`), which this command does not read yet"
+            ),
         })
     }
 }

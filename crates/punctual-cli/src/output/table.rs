@@ -39,6 +39,7 @@ fn describe_run(run: &RunInfo, rounds: usize) -> String {
             RunMode::Scale => "scale",
             RunMode::Frontier => "frontier",
             RunMode::Threads => "threads",
+            RunMode::Server => "server",
         },
         match run.phase {
             crate::bench::Phase::Aligned => "aligned",

@@ -3,7 +3,7 @@ use punctual::future::{DriverConfig, SpinTail};
 use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec};
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::PunctualTimer;
-use crate::bench::scale::worker;
+use crate::bench::scale::{server, worker};
 
 pub const SPEC: MethodSpec = MethodSpec {
     name: "async-mt",
@@ -31,5 +31,9 @@ pub const SPEC: MethodSpec = MethodSpec {
             scheduling: None,
         },
         runtime: ScaleRuntime::MultiThread,
+        server: Some(|args| {
+            let config = DriverConfig::new().with_spin_tail(SpinTail::None);
+            server::run::measure(PunctualTimer::new(config)?, args)
+        }),
     }),
 };

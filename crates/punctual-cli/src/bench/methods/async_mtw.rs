@@ -3,7 +3,7 @@ use punctual::future::{DriverConfig, SpinTail};
 use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec};
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::PerWorkerTimer;
-use crate::bench::scale::worker;
+use crate::bench::scale::{server, worker};
 
 pub const SPEC: MethodSpec = MethodSpec {
     name: "async-mtw",
@@ -33,5 +33,10 @@ pub const SPEC: MethodSpec = MethodSpec {
             scheduling: None,
         },
         runtime: ScaleRuntime::MultiThread,
+        // A driver per runtime worker, each worker's timeouts on its own.
+        server: Some(|args| {
+            let config = DriverConfig::new().with_spin_tail(SpinTail::None);
+            server::run::measure(PerWorkerTimer::new(config, args.workers as usize)?, args)
+        }),
     }),
 };

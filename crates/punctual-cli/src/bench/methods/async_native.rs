@@ -5,7 +5,7 @@ use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec};
 use crate::bench::methods::mock::MockProfile;
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::PunctualTimer;
-use crate::bench::scale::worker;
+use crate::bench::scale::{server, worker};
 
 pub const SPEC: MethodSpec = MethodSpec {
     name: "async",
@@ -36,5 +36,9 @@ pub const SPEC: MethodSpec = MethodSpec {
             scheduling: None,
         },
         runtime: ScaleRuntime::CurrentThread,
+        server: Some(|args| {
+            let config = DriverConfig::new().with_spin_tail(SpinTail::None);
+            server::run::measure(PunctualTimer::new(config)?, args)
+        }),
     }),
 };

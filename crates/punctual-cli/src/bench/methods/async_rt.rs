@@ -32,5 +32,6 @@ pub const SPEC: MethodSpec = MethodSpec {
             scheduling: Some("executor thread SCHED_FIFO 10 while the deadlines run, driver thread SCHED_FIFO 10 (mock)"),
         },
         runtime: ScaleRuntime::CurrentThread,
+        server: None,
     }),
 };

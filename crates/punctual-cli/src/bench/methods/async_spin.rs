@@ -42,6 +42,7 @@ pub const SPEC: MethodSpec = MethodSpec {
             scheduling: None,
         },
         runtime: ScaleRuntime::CurrentThread,
+        server: None,
     }),
 };
 

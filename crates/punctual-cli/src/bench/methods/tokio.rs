@@ -4,7 +4,7 @@ use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec, 
 use crate::bench::methods::mock::MockProfile;
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::TokioTimer;
-use crate::bench::scale::worker;
+use crate::bench::scale::{server, worker};
 
 /// `tokio::time::sleep_until` on a current-thread runtime driven by the measuring thread.
 struct Tokio(tokio::runtime::Runtime);
@@ -48,5 +48,6 @@ pub const SPEC: MethodSpec = MethodSpec {
             scheduling: None,
         },
         runtime: ScaleRuntime::CurrentThread,
+        server: Some(|args| server::run::measure(TokioTimer, args)),
     }),
 };

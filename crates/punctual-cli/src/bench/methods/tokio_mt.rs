@@ -1,7 +1,7 @@
 use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec};
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::TokioTimer;
-use crate::bench::scale::worker;
+use crate::bench::scale::{server, worker};
 
 pub const SPEC: MethodSpec = MethodSpec {
     name: "tokio-mt",
@@ -26,5 +26,6 @@ pub const SPEC: MethodSpec = MethodSpec {
             scheduling: None,
         },
         runtime: ScaleRuntime::MultiThread,
+        server: Some(|args| server::run::measure(TokioTimer, args)),
     }),
 };

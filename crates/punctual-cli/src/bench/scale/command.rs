@@ -9,7 +9,7 @@ use super::ScaleOptions;
 use crate::bench::method::{self, MethodSpec};
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
 use crate::bench::Report;
-use crate::cli::{BenchArgs, MethodList, ScaleArgs};
+use crate::cli::{BenchArgs, MethodList, ScaleArgs, Workload};
 use crate::export;
 use crate::output::stdio;
 use crate::usage;
@@ -39,6 +39,35 @@ impl BenchMode for ScaleOptions {
 }
 
 pub fn command(args: &ScaleArgs, command: &[String]) -> anyhow::Result<ExitCode> {
+    if let Some(method) = &args.server_worker {
+        if args.workload != Workload::Server {
+            anyhow::bail!("--server-worker needs --workload server");
+        }
+        super::server::command::worker(method, args)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.workload == Workload::Server {
+        return super::server::command::command(args, command);
+    }
+    for (flag, given) in [
+        ("--pending", args.pending.is_some()),
+        ("--churn", args.churn.is_some()),
+        ("--duration", args.duration.is_some()),
+        ("--workers", args.workers.is_some()),
+    ] {
+        if given {
+            usage::error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!("{flag} is for --workload server; the fire workload takes N,..."),
+            );
+        }
+    }
+    let Some(timers) = &args.timers else {
+        usage::error(
+            clap::error::ErrorKind::MissingRequiredArgument,
+            "the fire workload needs N,...: the numbers of timers pending at once (e.g. `punctual scale 1,1000,100000`), or give --workload server".to_string(),
+        );
+    };
     let outputs = Outputs {
         json: args.export_json.as_deref(),
         csv: args.export_csv.as_deref(),
@@ -51,7 +80,7 @@ pub fn command(args: &ScaleArgs, command: &[String]) -> anyhow::Result<ExitCode>
         .unwrap_or_else(|message| usage::error(clap::error::ErrorKind::ValueValidation, message));
     let mode = ScaleOptions {
         methods,
-        timers: args.timers.clone(),
+        timers: timers.clone(),
         samples: args.samples.unwrap_or(DEFAULT_SAMPLES),
         rounds: args.rounds.unwrap_or(1),
         export_timers: args.export_timers.clone(),

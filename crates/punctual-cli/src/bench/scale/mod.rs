@@ -12,6 +12,7 @@ pub mod mock;
 pub mod process;
 mod report;
 mod rounds;
+pub mod server;
 pub mod stall;
 pub mod timers;
 pub mod worker;

@@ -1,6 +1,6 @@
 //! The scale mode's worker processes, from both ends: the parent starts one per method and
-//! N and reads its result; the worker measures until done, or until the parent, stopped by
-//! Ctrl-C, closes the worker's standard input.
+//! N (per method, for the server workload) and reads its result; the worker measures until
+//! done, or until the parent, stopped by Ctrl-C, closes the worker's standard input.
 //!
 //! The workers are started beyond the console's Ctrl-C (`Platform::beyond_ctrl_c`), so that
 //! a Ctrl-C cannot end one before the parent has its result: the parent alone is told,
@@ -13,6 +13,7 @@ use std::thread;
 use std::time::Duration;
 
 use anyhow::{anyhow, Context};
+use serde::de::DeserializeOwned;
 
 use super::{worker, ScaleResult};
 use crate::sys::{self, Platform, INTERRUPTED};
@@ -22,24 +23,46 @@ const CHECK_EVERY: Duration = Duration::from_millis(50);
 
 /// Runs one method at one N in a fresh process of this binary.
 pub fn in_worker_process(args: &worker::WorkerArgs) -> anyhow::Result<ScaleResult> {
-    let exe = std::env::current_exe().context("finding this program to run a scale worker")?;
+    let mut argv: Vec<String> = [
+        "bench",
+        "--scale-worker",
+        args.method.name,
+        "--scale",
+        &args.timers.to_string(),
+        "--samples",
+        &args.samples.to_string(),
+        "--rounds",
+        &args.rounds.to_string(),
+        "--scale-seed",
+        &args.seed.to_string(),
+    ]
+    .map(String::from)
+    .to_vec();
+    if let Some(path) = &args.export_timers {
+        argv.push("--export-timers".into());
+        argv.push(path.to_string_lossy().into_owned());
+    }
+    let what = format!(
+        "the scale worker for {} at {} timers",
+        args.method.name, args.timers
+    );
+    run_worker(&argv, &what)
+}
+
+/// Runs this binary with `argv` as a worker, beyond Ctrl-C, and reads the JSON result it
+/// prints; `what` names it in errors.
+pub fn run_worker<R: DeserializeOwned>(argv: &[String], what: &str) -> anyhow::Result<R> {
+    let exe = std::env::current_exe().context("finding this program to run a worker")?;
     let mut command = Command::new(&exe);
     command
-        .args(["bench", "--scale-worker", args.method.name])
-        .args(["--scale", &args.timers.to_string()])
-        .args(["--samples", &args.samples.to_string()])
-        .args(["--rounds", &args.rounds.to_string()])
-        .args(["--scale-seed", &args.seed.to_string()])
+        .args(argv)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if let Some(path) = &args.export_timers {
-        command.arg("--export-timers").arg(path);
-    }
     sys::Os::beyond_ctrl_c(&mut command);
     let mut child = command
         .spawn()
-        .with_context(|| format!("starting a scale worker ({})", exe.display()))?;
+        .with_context(|| format!("starting {what} ({})", exe.display()))?;
     let read_all = |pipe: Option<Box<dyn Read + Send>>| {
         thread::spawn(move || {
             let mut bytes = Vec::new();
@@ -53,7 +76,10 @@ pub fn in_worker_process(args: &worker::WorkerArgs) -> anyhow::Result<ScaleResul
     let stderr = read_all(child.stderr.take().map(|p| Box::new(p) as _));
     let mut stdin = child.stdin.take();
     let status = loop {
-        if let Some(status) = child.try_wait().context("waiting for a scale worker")? {
+        if let Some(status) = child
+            .try_wait()
+            .with_context(|| format!("waiting for {what}"))?
+        {
             break status;
         }
         if stdin.is_some() && INTERRUPTED.load(Ordering::Relaxed) {
@@ -66,18 +92,11 @@ pub fn in_worker_process(args: &worker::WorkerArgs) -> anyhow::Result<ScaleResul
     let stderr = stderr.join().unwrap_or_default();
     if !status.success() {
         return Err(anyhow!(
-            "the scale worker for {} at {} timers failed ({status}): {}",
-            args.method.name,
-            args.timers,
+            "{what} failed ({status}): {}",
             String::from_utf8_lossy(&stderr).trim()
         ));
     }
-    serde_json::from_slice(&stdout).with_context(|| {
-        format!(
-            "reading the scale worker's result for {} at {} timers",
-            args.method.name, args.timers
-        )
-    })
+    serde_json::from_slice(&stdout).with_context(|| format!("reading the result of {what}"))
 }
 
 /// The worker's side: once its standard input ends (the parent closed it, or is gone),

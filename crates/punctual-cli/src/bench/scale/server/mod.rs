@@ -1,0 +1,145 @@
+//! `punctual scale --workload server`: timeouts as a server sets them. A pending set of N
+//! timeouts registered at once, then a steady churn of registrations a second for the
+//! run's length; every timeout's length log-uniform from 1 ms to 60 s, nine in ten
+//! cancelled at a uniform time before their deadline (the answer came first), the rest left
+//! to fire. Registration and cancellation come from the runtime's workers: every worker of
+//! a multi-thread runtime, or the one thread of a current-thread runtime.
+//!
+//! Each method runs in a fresh process of this binary (`--server-worker`), as the fire
+//! workload's do, so that its resident memory and CPU are its own; [`mod@run`] plays the
+//! schedule there, [`mock`] models it for `--mock-timer`. The timeouts of every method are
+//! the same: [`plan`] draws them from one seed.
+//!
+//! Lock waits are not reported: neither timer exposes them (punctual's `DriverStats` counts
+//! none; tokio's wheel locks are internal to it).
+
+pub mod command;
+pub mod mock;
+mod pacer;
+pub mod plan;
+mod report;
+pub mod run;
+mod task;
+
+pub use report::{ServerReport, ServerResult, ServerRun};
+
+use super::process;
+use crate::bench::method::{MethodSpec, ScaleRuntime};
+use crate::bench::session::RunContext;
+use crate::bench::RunMode;
+use crate::output::progress::Progress;
+use plan::Plan;
+use run::ServerArgs;
+
+/// A checked `punctual scale --workload server` invocation.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// Methods with a server part, in table order.
+    pub methods: Vec<&'static MethodSpec>,
+    pub plan: Plan,
+    /// Workers of the multi-thread runtime.
+    pub workers: u64,
+}
+
+/// Runs every method under the server workload, each in a worker process.
+pub fn run(options: &ServerOptions, context: &RunContext) -> anyhow::Result<ServerReport> {
+    let mut progress = Progress::steps(options.methods.len(), context.mock);
+    // The same timeouts for every method.
+    let seed = context.seed;
+    let mut results = Vec::new();
+    for (step, spec) in options.methods.iter().enumerate() {
+        progress.label(format!("server workload · {}", spec.name));
+        let args = ServerArgs {
+            method: spec,
+            plan: options.plan,
+            workers: options.workers,
+            seed,
+        };
+        let result = if context.mock {
+            mock::measure(&args)?
+        } else {
+            in_worker_process(&args)?
+        };
+        results.push(result);
+        progress.advance(step, 1.0);
+        if context.interrupted() {
+            break;
+        }
+    }
+    progress.finish();
+    let mut notes = context.notes();
+    notes.extend(caveats(&results));
+    Ok(ServerReport {
+        schema_version: crate::export::SCHEMA_VERSION,
+        environment: context.environment.clone(),
+        run: ServerRun {
+            mode: RunMode::Server,
+            pending: options.plan.pending,
+            churn_per_s: options.plan.churn_per_s,
+            duration_ns: options.plan.duration.as_nanos() as u64,
+            workers: options.workers,
+            shortest_ns: plan::SHORTEST.as_nanos() as u64,
+            longest_ns: plan::LONGEST.as_nanos() as u64,
+            cancelled_share: plan::CANCELLED_SHARE,
+            load: context.load,
+            load_threads: context.load_threads,
+            interrupted: context.interrupted(),
+        },
+        results,
+        notes,
+        command: context.command.clone(),
+    })
+}
+
+/// What the figures leave out, said once beside them.
+fn caveats(results: &[ServerResult]) -> Vec<String> {
+    let mut notes = vec![
+        format!(
+            "registration and cancellation lags include the pacer's step of {}: the pacer thread spawns each timeout's task when due and aborts it when its cancellation is",
+            crate::units::format_duration(pacer::PACER_STEP)
+        ),
+        "lock waits: not reported, as neither timer exposes them".to_string(),
+    ];
+    if results.iter().any(|r| !r.ours) {
+        notes.push(
+            "tokio's timer has no thread of its own: its wheel runs on the runtime's workers, so its driver CPU is `-` and its whole cost is in the process's".to_string(),
+        );
+    }
+    notes
+}
+
+/// Runs one method in a fresh process of this binary and reads its result.
+fn in_worker_process(args: &ServerArgs) -> anyhow::Result<ServerResult> {
+    let argv = [
+        "scale".to_string(),
+        "--workload".into(),
+        "server".into(),
+        "--server-worker".into(),
+        args.method.name.into(),
+        "--pending".into(),
+        args.plan.pending.to_string(),
+        "--churn".into(),
+        args.plan.churn_per_s.to_string(),
+        "--duration".into(),
+        format!("{}ns", args.plan.duration.as_nanos()),
+        "--workers".into(),
+        args.workers.to_string(),
+        "--server-seed".into(),
+        args.seed.to_string(),
+    ];
+    process::run_worker(
+        &argv,
+        &format!("the server workload's worker for {}", args.method.name),
+    )
+}
+
+/// The methods with a server part, current-thread ones first, each runtime's in table order.
+pub fn sort(methods: &mut [&'static MethodSpec]) {
+    methods.sort_by_key(|spec| {
+        (
+            spec.scale
+                .is_some_and(|scale| scale.runtime == ScaleRuntime::MultiThread),
+            crate::bench::method::position(spec),
+        )
+    });
+}
