@@ -27,6 +27,7 @@
 #define PUNCTUAL_HPP
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <limits>
@@ -591,6 +592,60 @@ inline void unlock_memory() { check(punctual_unlock_memory()); }
 template <class Rep, class Period>
 void set_timer_slack(const std::chrono::duration<Rep, Period> &slack) {
     check(punctual_set_timer_slack_ns(slack.count() <= 0 ? 0 : detail::ceil_ns(slack)));
+}
+
+// The calling thread's timer slack in force (zero under a real-time policy); throws error
+// with PUNCTUAL_E_UNSUPPORTED off Linux.
+inline nanoseconds timer_slack() {
+    std::int64_t slack_ns = 0;
+    check(punctual_timer_slack_ns(&slack_ns));
+    return nanoseconds(slack_ns);
+}
+
+enum class scheduling_policy : punctual_policy {
+    unknown = PUNCTUAL_POLICY_UNKNOWN,
+    other = PUNCTUAL_POLICY_OTHER,
+    fifo = PUNCTUAL_POLICY_FIFO,
+    round_robin = PUNCTUAL_POLICY_ROUND_ROBIN,
+    batch = PUNCTUAL_POLICY_BATCH,
+    idle = PUNCTUAL_POLICY_IDLE,
+    deadline = PUNCTUAL_POLICY_DEADLINE,
+    time_critical = PUNCTUAL_POLICY_TIME_CRITICAL,
+    time_constraint = PUNCTUAL_POLICY_TIME_CONSTRAINT,
+};
+
+// A thread's scheduling: its policy, its priority within it (the OS's own number), and
+// whether the policy is a real-time one.
+struct scheduling {
+    scheduling_policy policy;
+    std::int32_t priority;
+    bool realtime;
+};
+
+// The calling thread's scheduling.
+inline scheduling current_scheduling() {
+    punctual_scheduling s = PUNCTUAL_SCHEDULING_INIT;
+    check(punctual_current_scheduling(&s));
+    return scheduling{static_cast<scheduling_policy>(s.policy), s.priority, s.realtime != 0};
+}
+
+// The real-time priorities set_realtime_priority accepts, lowest and highest.
+struct priority_limits {
+    std::int32_t min;
+    std::int32_t max;
+};
+
+inline priority_limits priority_range() {
+    priority_limits range{0, 0};
+    check(punctual_priority_range(&range.min, &range.max));
+    return range;
+}
+
+// Restricts the calling thread to `cpus` (numbered from 0), all or nothing; throws error
+// with PUNCTUAL_E_INVALID_AFFINITY for an empty list or CPUs it cannot run on (the affinity
+// unchanged), PUNCTUAL_E_UNSUPPORTED on macOS.
+inline void set_affinity(const std::vector<std::size_t> &cpus) {
+    check(punctual_set_affinity(cpus.data(), cpus.size()));
 }
 
 // Holds a CPU idle-exit latency request while it lives (RAII over punctual_dma_latency).

@@ -170,6 +170,10 @@ M.rt = {
   set_normal_scheduling = checked(core.rt.set_normal_scheduling),
   current_scheduling = checked(core.rt.current_scheduling),
   priority_range = core.rt.priority_range,
+  timer_slack = checked(core.rt.timer_slack),
+  set_timer_slack = checked(core.rt.set_timer_slack),
+  set_affinity = checked(core.rt.set_affinity),
+  available_cpus = checked(core.rt.available_cpus),
   lock_memory = checked(core.rt.lock_memory),
   unlock_memory = checked(core.rt.unlock_memory),
 }

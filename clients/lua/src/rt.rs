@@ -1,5 +1,6 @@
 //! `punctual.rt`: the library's real-time controls ([`punctual::rt`]), as the C client has
-//! them. The calling thread under `SCHED_FIFO` and back, `mlockall`, and the
+//! them. The calling thread under `SCHED_FIFO` and back, its timer slack and CPU affinity,
+//! `mlockall`, and the
 //! `/dev/cpu_dma_latency` hold as a handle with `:release()`. A refusal is the library's
 //! message, which names the fix (`CAP_SYS_NICE`, `ulimit -r`, `CAP_IPC_LOCK`, `ulimit -l`,
 //! the device's permissions), after the function's name; the Lua layer raises it.
@@ -89,6 +90,55 @@ fn unlock_memory(lua: &Lua, (): ()) -> Result<MultiValue> {
     done(lua, "punctual.rt.unlock_memory", rt::unlock_memory())
 }
 
+fn timer_slack(lua: &Lua, (): ()) -> Result<MultiValue> {
+    const F: &str = "punctual.rt.timer_slack";
+    reply(
+        lua,
+        rt::timer_slack()
+            .map(clock::duration_ms)
+            .map_err(|e| refused(F, e)),
+    )
+}
+
+fn set_timer_slack(lua: &Lua, ms: Value) -> Result<MultiValue> {
+    const F: &str = "punctual.rt.set_timer_slack";
+    let result = args::millis(F, "slack", &ms)
+        .and_then(|slack| rt::set_timer_slack(slack).map_err(|e| refused(F, e)));
+    reply(lua, result.map(|()| true))
+}
+
+/// A sequence of CPU numbers from 0: `{ 0, 2 }`.
+fn cpus(func: &str, value: &Value) -> Checked<Vec<usize>> {
+    let Value::Table(table) = value else {
+        return Err(format!(
+            "{func}: bad argument 'cpus' (a table of CPU numbers expected, got {})",
+            args::type_of(value)
+        ));
+    };
+    let mut cpus = Vec::new();
+    for value in table.clone().sequence_values::<Value>() {
+        let value = value.map_err(|e| format!("{func}: bad argument 'cpus' ({e})"))?;
+        let cpu = args::whole(func, "cpus", &value, 0, u32::MAX.into())?;
+        cpus.push(cpu as usize);
+    }
+    Ok(cpus)
+}
+
+fn set_affinity(lua: &Lua, value: Value) -> Result<MultiValue> {
+    const F: &str = "punctual.rt.set_affinity";
+    let result =
+        cpus(F, &value).and_then(|cpus| rt::set_affinity(&cpus).map_err(|e| refused(F, e)));
+    reply(lua, result.map(|()| true))
+}
+
+fn available_cpus(lua: &Lua, (): ()) -> Result<MultiValue> {
+    const F: &str = "punctual.rt.available_cpus";
+    match rt::available_cpus() {
+        Ok(cpus) => reply(lua, Ok(lua.create_sequence_from(cpus)?)),
+        Err(error) => reply(lua, Err::<(), _>(refused(F, error))),
+    }
+}
+
 /// A held `/dev/cpu_dma_latency` request; released by `release()`, or when Lua collects it.
 #[derive(Debug)]
 struct LuaDmaLatency {
@@ -141,6 +191,10 @@ pub fn register(lua: &Lua, core: &Table) -> Result<()> {
         lua.create_function(current_scheduling)?,
     )?;
     table.set("priority_range", lua.create_function(priority_range)?)?;
+    table.set("timer_slack", lua.create_function(timer_slack)?)?;
+    table.set("set_timer_slack", lua.create_function(set_timer_slack)?)?;
+    table.set("set_affinity", lua.create_function(set_affinity)?)?;
+    table.set("available_cpus", lua.create_function(available_cpus)?)?;
     table.set("lock_memory", lua.create_function(lock_memory)?)?;
     table.set("unlock_memory", lua.create_function(unlock_memory)?)?;
     table.set("dma_latency", lua.create_function(dma_latency)?)?;

@@ -122,6 +122,53 @@ test("rt: the current scheduling is described", function()
   assert(type(now.priority) == "number" and type(now.realtime) == "boolean")
 end)
 
+test("rt: bad slacks and cpu sets are refused, naming the function", function()
+  for _, case in ipairs({
+    { "slack 0", rt.set_timer_slack, 0, "timer slack" },
+    { "slack -1", rt.set_timer_slack, -1, "0 ms or more" },
+    { "slack NaN", rt.set_timer_slack, 0 / 0, "NaN" },
+    { "slack '1'", rt.set_timer_slack, "1", "got string" },
+    { "cpus nil", rt.set_affinity, nil, "got nil" },
+    { "cpus 0", rt.set_affinity, 0, "got number" },
+    { "cpus {}", rt.set_affinity, {}, "affinity" },
+    { "cpus {-1}", rt.set_affinity, { -1 }, "whole number" },
+    { "cpus {0.5}", rt.set_affinity, { 0.5 }, "whole number" },
+    { "cpus {1e6}", rt.set_affinity, { 1000000 }, "affinity" },
+  }) do
+    local err = rejects(case[1], case[2], case[3])
+    assert(err:find(case[4], 1, true), case[1] .. ": '" .. err .. "' does not say '" .. case[4] .. "'")
+    assert(err:find("punctual.rt.", 1, true), case[1] .. ": '" .. err .. "' names no function")
+  end
+end)
+
+if not windows then
+  test("rt: the timer slack set is the slack read back", function()
+    local before = rt.timer_slack()
+    assert(rt.set_timer_slack(0.005) == true)
+    -- A thread under a real-time policy keeps a slack of zero (prctl(2)).
+    local expected = rt.current_scheduling().realtime and 0 or 0.005
+    local slack = rt.timer_slack()
+    if before > 0 then
+      rt.set_timer_slack(before)
+    end
+    assert(math.abs(slack - expected) < 1e-9, "slack " .. slack .. " ms, expected " .. expected)
+  end)
+end
+
+test("rt: affinity to one cpu and back to all", function()
+  local every = rt.available_cpus()
+  assert(#every >= 1, "no cpu available")
+  for i = 2, #every do
+    assert(every[i - 1] < every[i], "available_cpus is not in increasing order")
+  end
+  assert(rt.set_affinity({ every[#every] }) == true)
+  local pinned = rt.available_cpus()
+  rt.set_affinity(every)
+  assert(#pinned == 1 and pinned[1] == every[#every], "pinned to " .. #pinned .. " cpus")
+  local after = rt.available_cpus()
+  assert(#after == #every, "not back to every cpu")
+end)
+
 if windows then
   test("rt: what Windows lacks says so, and its real-time level is granted", function()
     for _, call in ipairs({ rt.lock_memory, function() return rt.dma_latency(0) end }) do

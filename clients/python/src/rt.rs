@@ -1,6 +1,6 @@
 //! The real-time controls `punctual.rt` re-exports: the calling thread's scheduling
-//! (`SCHED_FIFO` and back), `mlockall`, and the `/dev/cpu_dma_latency` hold as a context
-//! manager, over the library's [`punctual::rt`]. Refusals raise `punctual.rt`'s exceptions,
+//! (`SCHED_FIFO` and back), its timer slack and CPU affinity, `mlockall`, and the
+//! `/dev/cpu_dma_latency` hold as a context manager, over the library's [`punctual::rt`]. Refusals raise `punctual.rt`'s exceptions,
 //! `OSError` subclasses (`PermissionError` for a missing privilege) whose message is the
 //! library's, naming the fix.
 
@@ -71,9 +71,9 @@ fn raised(py: Python<'_>, error: RtError) -> PyErr {
             Ok(ty) => PyErr::from_type(ty.clone(), message),
             Err(failed) => failed,
         },
-        RtError::InvalidPriority { .. } | RtError::InvalidSlack { .. } => {
-            PyValueError::new_err(message)
-        }
+        RtError::InvalidPriority { .. }
+        | RtError::InvalidSlack { .. }
+        | RtError::InvalidAffinity { .. } => PyValueError::new_err(message),
         RtError::Unsupported { .. } => RealtimeUnsupportedError::new_err(message),
         _ => RealtimeError::new_err(message),
     }
@@ -154,6 +154,54 @@ pub(crate) fn set_realtime_priority(py: Python<'_>, priority: i32) -> PyResult<P
 #[pyfunction]
 pub(crate) fn set_normal_scheduling(py: Python<'_>) -> PyResult<PyScheduling> {
     scheduling(py, rt::set_normal_scheduling())
+}
+
+/// The calling thread's timer slack in force, in seconds: how much later than asked Linux
+/// may fire its timers (0 under a real-time policy). Raises `RealtimeUnsupportedError` off
+/// Linux.
+#[pyfunction]
+pub(crate) fn timer_slack(py: Python<'_>) -> PyResult<f64> {
+    rt::timer_slack()
+        .map(|slack| seconds_of_ns(slack.as_nanos() as i128))
+        .map_err(|e| raised(py, e))
+}
+
+/// Sets the calling thread's timer slack to `slack` seconds, rounded up to whole
+/// nanoseconds (1e-9 is the finest). A thread under a real-time policy keeps a slack of 0.
+///
+/// Raises `ValueError` for zero (which Linux would take as "back to the default"), a
+/// negative or non-finite value, or more than the OS holds; `RealtimeUnsupportedError` off
+/// Linux.
+#[pyfunction]
+pub(crate) fn set_timer_slack(py: Python<'_>, slack: &Bound<'_, PyAny>) -> PyResult<()> {
+    let slack = Arg("slack").duration(slack)?;
+    rt::set_timer_slack(slack).map_err(|e| raised(py, e))
+}
+
+/// Restricts the calling thread to `cpus`, an iterable of CPU numbers from 0; all or
+/// nothing.
+///
+/// Raises `ValueError` for no CPU at all, a negative number, or CPUs that do not exist, are
+/// offline or are outside the process's CPU set (the affinity is unchanged);
+/// `RealtimeUnsupportedError` on macOS, whose affinity tags are only hints.
+#[pyfunction]
+pub(crate) fn set_affinity(py: Python<'_>, cpus: &Bound<'_, PyAny>) -> PyResult<()> {
+    let mut numbers = Vec::new();
+    for cpu in cpus.try_iter()? {
+        let cpu = cpu?;
+        let number: i64 = cpu.extract()?;
+        let number = usize::try_from(number).map_err(|_| {
+            PyValueError::new_err(format!("cpus must be CPU numbers from 0; got {number}"))
+        })?;
+        numbers.push(number);
+    }
+    rt::set_affinity(&numbers).map_err(|e| raised(py, e))
+}
+
+/// The CPUs the calling thread may run on, in increasing order.
+#[pyfunction]
+pub(crate) fn available_cpus(py: Python<'_>) -> PyResult<Vec<usize>> {
+    rt::available_cpus().map_err(|e| raised(py, e))
 }
 
 /// Locks all of the process's memory, present and future, into RAM (`mlockall`), so that no
@@ -258,6 +306,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(current_scheduling, m)?)?;
     m.add_function(wrap_pyfunction!(set_realtime_priority, m)?)?;
     m.add_function(wrap_pyfunction!(set_normal_scheduling, m)?)?;
+    m.add_function(wrap_pyfunction!(timer_slack, m)?)?;
+    m.add_function(wrap_pyfunction!(set_timer_slack, m)?)?;
+    m.add_function(wrap_pyfunction!(set_affinity, m)?)?;
+    m.add_function(wrap_pyfunction!(available_cpus, m)?)?;
     m.add_function(wrap_pyfunction!(lock_memory, m)?)?;
     m.add_function(wrap_pyfunction!(unlock_memory, m)?)?;
     m.add_function(wrap_pyfunction!(dma_latency, m)?)?;

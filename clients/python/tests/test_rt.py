@@ -117,6 +117,53 @@ def test_the_current_scheduling_is_described():
     assert repr(now).startswith("Scheduling(policy=")
 
 
+@pytest.mark.skipif(not LINUX, reason="timer slack is Linux's")
+def test_the_timer_slack_set_is_the_slack_read_back():
+    def body():
+        rt.set_timer_slack(5e-6)
+        realtime = rt.current_scheduling().realtime
+        return realtime, rt.timer_slack()
+
+    realtime, slack = in_a_thread(body)
+    # A thread under a real-time policy keeps a slack of zero (prctl(2)).
+    assert slack == (0.0 if realtime else 5e-6)
+
+
+def test_bad_slacks_and_cpu_sets_are_value_errors():
+    for slack in [-1e-6, math.nan, math.inf]:
+        with pytest.raises(ValueError, match="slack"):
+            rt.set_timer_slack(slack)
+    with pytest.raises(TypeError):
+        rt.set_timer_slack("5us")  # type: ignore[arg-type]
+    if not LINUX:
+        return
+    for slack in [0, 0.0]:
+        with pytest.raises(ValueError, match="at least 1 ns"):
+            rt.set_timer_slack(slack)
+    before = rt.available_cpus()
+    for cpus in [[], [-1], [10**6], range(0)]:
+        with pytest.raises(ValueError):
+            rt.set_affinity(cpus)
+    with pytest.raises(TypeError):
+        rt.set_affinity(5)  # type: ignore[arg-type]
+    assert rt.available_cpus() == before
+
+
+@pytest.mark.skipif(not LINUX, reason="affinity is read back on Linux")
+def test_affinity_to_one_cpu_and_back_to_all():
+    def body():
+        every = rt.available_cpus()
+        assert every == sorted(every) and every
+        rt.set_affinity([every[-1]])
+        pinned = (rt.available_cpus(), os.sched_getaffinity(0))
+        rt.set_affinity(iter(every))
+        return every, pinned, rt.available_cpus()
+
+    every, (pinned, kernel), after = in_a_thread(body)
+    assert pinned == [every[-1]] and kernel == {every[-1]}
+    assert after == every
+
+
 @pytest.mark.skipif(LINUX, reason="Linux has every control")
 def test_what_this_platform_lacks_says_so():
     with pytest.raises(rt.RealtimeUnsupportedError):

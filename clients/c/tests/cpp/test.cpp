@@ -13,6 +13,9 @@
 #include <pthread.h>
 #include <signal.h>
 #endif
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 namespace timers = punctual;  // how code written against the "timers" sample switches
 using namespace std::chrono_literals;
@@ -268,6 +271,48 @@ static void probing() {
     CHECK(code_of([] { punctual::cheat_sheet(0ns); }) == PUNCTUAL_E_INVALID_ARGUMENT);
 }
 
+// The real-time controls, each on a thread of its own so the others run as they were.
+static void realtime_controls() {
+    const auto range = punctual::priority_range();
+    CHECK(range.min == 1 && range.max == 99);
+    std::thread([] {
+        const auto s = punctual::current_scheduling();
+        CHECK(s.realtime == (s.policy == punctual::scheduling_policy::fifo ||
+                             s.policy == punctual::scheduling_policy::round_robin ||
+                             s.policy == punctual::scheduling_policy::deadline ||
+                             s.policy == punctual::scheduling_policy::time_critical ||
+                             s.policy == punctual::scheduling_policy::time_constraint));
+    }).join();
+#if defined(__linux__)
+    std::thread([] {
+        punctual::set_timer_slack(5us);
+        const bool realtime = punctual::current_scheduling().realtime;
+        CHECK(punctual::timer_slack() == (realtime ? 0ns : 5us));
+        CHECK(code_of([] { punctual::set_timer_slack(0ns); }) == PUNCTUAL_E_INVALID_SLACK);
+    }).join();
+    std::thread([] {
+        cpu_set_t all;
+        CHECK(sched_getaffinity(0, sizeof all, &all) == 0);
+        std::vector<std::size_t> cpus;
+        for (std::size_t cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+            if (CPU_ISSET(cpu, &all)) {
+                cpus.push_back(cpu);
+            }
+        }
+        punctual::set_affinity({cpus.back()});
+        CHECK(sched_getcpu() == static_cast<int>(cpus.back()));
+        CHECK(code_of([] { punctual::set_affinity({}); }) == PUNCTUAL_E_INVALID_AFFINITY);
+        CHECK(code_of([] { punctual::set_affinity({CPU_SETSIZE + 1}); }) == PUNCTUAL_E_INVALID_AFFINITY);
+        punctual::set_affinity(cpus);
+        cpu_set_t now;
+        CHECK(sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &all));
+    }).join();
+#else
+    CHECK(code_of([] { punctual::timer_slack(); }) == PUNCTUAL_E_UNSUPPORTED);
+    std::printf("skip: timer slack and affinity read back (Linux only)\n");
+#endif
+}
+
 int main() {
     const char *env = std::getenv("PUNCTUAL_TEST_SLEEPS");
     never_early(env && *env ? std::strtol(env, nullptr, 10) : 100000);
@@ -275,6 +320,7 @@ int main() {
     signals();
     document_001_names();
     errors();
+    realtime_controls();
     ticker_arithmetic();
     polling();
     threads();

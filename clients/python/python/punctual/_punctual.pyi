@@ -2,7 +2,7 @@
 
 import asyncio
 from types import TracebackType
-from typing import Any, Callable, Optional, TypeVar, Union, final
+from typing import Any, Callable, Iterable, Optional, TypeVar, Union, final
 
 _T = TypeVar("_T")
 _Seconds = Union[int, float]
@@ -33,6 +33,10 @@ __all__ = [
     "current_scheduling",
     "set_realtime_priority",
     "set_normal_scheduling",
+    "timer_slack",
+    "set_timer_slack",
+    "set_affinity",
+    "available_cpus",
     "lock_memory",
     "unlock_memory",
     "DmaLatency",
@@ -269,6 +273,18 @@ def set_realtime_priority(priority: int) -> Scheduling:
 
 def set_normal_scheduling() -> Scheduling:
     """Return the calling thread to time-sharing scheduling."""
+
+def timer_slack() -> float:
+    """The calling thread's timer slack in force, in seconds."""
+
+def set_timer_slack(slack: _Seconds) -> None:
+    """Set the calling thread's timer slack, in seconds (rounded up to nanoseconds)."""
+
+def set_affinity(cpus: Iterable[int]) -> None:
+    """Restrict the calling thread to ``cpus``; all or nothing."""
+
+def available_cpus() -> list[int]:
+    """The CPUs the calling thread may run on, in increasing order."""
 
 def lock_memory() -> None:
     """Lock all of the process's memory into RAM (``mlockall``)."""
