@@ -6,6 +6,7 @@
 --                     15.625 ms on punctual.now()'s clock) at or after n ms from now, so
 --                     sleep(1) to sleep(14) cost a whole tick back to back; sleep(0) yields
 --   getTickCount()    GetTickCount: whole milliseconds that move only at a tick edge
+--   (`virtual_time = true`: both on the emulation's own clock, `ce.clock()`, not the real one)
 --   processMessages(), processMessagesPaintOnly()
 --                     count their calls (both free here); `paint_only = false` leaves the
 --                     second out, as a Cheat Engine older than 7.6 or so does
@@ -58,16 +59,37 @@ function M.install(options)
     ce.writes[#ce.writes + 1] = { at = now() + ms, address = address, byte = byte }
   end
 
+  -- With `virtual_time`, sleep and getTickCount run on a clock of the emulation's own,
+  -- `ce.clock()` (ms): sleep jumps it to the tick edge at once, and each getTickCount call
+  -- moves it a quarter of a millisecond, as a script's polling takes time. What a test
+  -- times on it does not depend on how loaded the machine is.
+  local clock = now
+  local virtual = 7 -- mid-tick
+  if options.virtual_time then
+    clock = function()
+      return virtual
+    end
+  end
+  ce.clock = clock
+
   local globals = {}
   function globals.sleep(ms)
     count("sleep")
     if ms > 0 then
-      punctual.sleep_until(math.ceil((now() + ms) / tick) * tick)
+      local edge = math.ceil((clock() + ms) / tick) * tick
+      if options.virtual_time then
+        virtual = edge
+      else
+        punctual.sleep_until(edge)
+      end
     end
   end
   function globals.getTickCount()
     count("getTickCount")
-    return math.floor(math.floor(now() / tick) * tick)
+    if options.virtual_time then
+      virtual = virtual + 0.25
+    end
+    return math.floor(math.floor(clock() / tick) * tick)
   end
   function globals.processMessages()
     count("processMessages")

@@ -25,7 +25,8 @@ print(string.format("getTickCount moves in steps of %d ms (%.3f ms on punctual.n
   step, b - a))
 
 -- 2. Cheat Engine's sleep, timed by the module's clock.
-local verdict = punctual.probe({ sleep = sleep, samples = options.samples })
+-- (options.clock: the tests' emulated clock; in Cheat Engine the probe reads punctual.now().)
+local verdict = punctual.probe({ sleep = sleep, clock = options.clock, samples = options.samples })
 print("sleep(n) back to back:")
 for _, row in ipairs(verdict.costs) do
   print(string.format("  sleep(%2d)  %7.3f ms", row.request, row.cost))
