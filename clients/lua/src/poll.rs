@@ -50,21 +50,20 @@ const OPTIONS: [&str; 5] = ["timeout", "step", "strategy", pump::KEYS[0], pump::
 
 fn plan(options: &Value, start: Instant) -> Checked<Plan> {
     let options = args::options(FUNC, options, &OPTIONS)?;
-    let timeout = args::field(&options, "timeout");
-    if timeout.is_nil() {
-        return Err(format!(
-            "{FUNC}: option 'timeout' is required (milliseconds; a poll loop without one is the bug it exists to fix)"
-        ));
-    }
-    let timeout = args::millis(FUNC, "timeout", &timeout)?;
+    // Optional, as in every other client: left out, the loop polls until the condition
+    // holds or raises, as a loop with no deadline does.
+    let timeout = match args::field(&options, "timeout") {
+        Value::Nil => None,
+        timeout => Some(args::millis(FUNC, "timeout", &timeout)?),
+    };
     let step = match args::field(&options, "step") {
         Value::Nil => Poller::DEFAULT_STEP,
         step => args::millis(FUNC, "step", &step)?,
     };
     let strategy = args::strategy(FUNC, &args::field(&options, "strategy"), Strategy::Native)?;
     Ok(Plan {
-        deadline: start
-            .checked_add(timeout)
+        deadline: timeout
+            .and_then(|timeout| start.checked_add(timeout))
             .map_or_else(Deadline::never, Deadline::at),
         step,
         strategy,

@@ -267,7 +267,7 @@ function M.poll_until(condition, options)
   elseif outcome == "done" then
     return unpack(results, 2, results.n)
   end
-  local e = { elapsed = elapsed, polls = polls, timeout = options.timeout, pump = pump_name }
+  local e = { elapsed = elapsed, polls = polls, timeout = options and options.timeout, pump = pump_name }
   if outcome == "timeout" then
     e.kind = "timeout"
   else

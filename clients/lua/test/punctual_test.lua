@@ -109,6 +109,25 @@ test("poll_until returns the condition's values", function()
   assert(a == 42 and b == "second" and polls == 3)
 end)
 
+test("poll_until without a timeout polls until the condition holds, as in every other client", function()
+  local polls = 0
+  local done = punctual.poll_until(function()
+    polls = polls + 1
+    return polls == 4 and "ready"
+  end, { step = 1 })
+  assert(done == "ready" and polls == 4)
+  polls = 0
+  assert(punctual.poll_until(function()
+    polls = polls + 1
+    return polls == 2
+  end) == true and polls == 2)
+  -- Its failure without options still says what failed.
+  local ok, err = pcall(punctual.poll_until, function()
+    error("status 0xFF")
+  end)
+  assert(not ok and err.kind == "failed" and err.timeout == nil, tostring(err))
+end)
+
 test("poll_until: a timeout is an error, never a success, within deadline plus one step", function()
   local timeout, step = 100, 40
   local start = now()
@@ -507,7 +526,6 @@ test("bad arguments are Lua errors with clear messages", function()
     { "deadline(-5)", punctual.deadline, -5, "0 ms or more" },
     { "deadline()", punctual.deadline, nil, "got nil" },
     { "poll_until(nil)", punctual.poll_until, nil, "a function expected" },
-    { "poll_until(f)", punctual.poll_until, function() end, "'timeout' is required" },
     { "poll_until(f, 5)", punctual.poll_until, function() end, 5, "a table expected" },
     { "timeout -1", punctual.poll_until, function() end, { timeout = -1 }, "0 ms or more" },
     { "timeout inf", punctual.poll_until, function() end, { timeout = inf }, "at most" },
