@@ -2,7 +2,6 @@ use punctual::future::{DriverConfig, SpinTail};
 
 use super::AsyncPunctual;
 use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec};
-use crate::bench::methods::mock::MockProfile;
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::PunctualTimer;
 use crate::bench::scale::{server, worker};
@@ -16,7 +15,6 @@ pub const SPEC: MethodSpec = MethodSpec {
     never_early_on: Oses::NONE,
     sync: Some(SyncSpec {
         create: || Ok(Box::new(AsyncPunctual::new(SPEC.name, SpinTail::None)?)),
-        mock: MockProfile::new(24_000, 6_000, 300_000, 6_500, 0.0),
     }),
     scale: Some(ScaleSpec {
         measure: |args| {

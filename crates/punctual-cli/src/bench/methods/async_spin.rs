@@ -3,7 +3,6 @@ use punctual::HybridConfig;
 
 use super::AsyncPunctual;
 use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec};
-use crate::bench::methods::mock::MockProfile;
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::PunctualTimer;
 use crate::bench::scale::worker;
@@ -49,5 +48,4 @@ pub const SPEC: MethodSpec = MethodSpec {
 /// The method as one thread waits with it (`--frontier` runs it too).
 pub const SYNC: SyncSpec = SyncSpec {
     create: || Ok(Box::new(AsyncPunctual::new(SPEC.name, tail())?)),
-    mock: MockProfile::new(140, 40, 20_000, 20_000, 0.045).counting_spins(),
 };

@@ -1,7 +1,6 @@
 use std::time::Instant;
 
 use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec, WaitMethod};
-use crate::bench::methods::mock::MockProfile;
 use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::TokioTimer;
 use crate::bench::scale::{server, worker};
@@ -31,7 +30,6 @@ pub const SPEC: MethodSpec = MethodSpec {
                 .build()?;
             Ok(Box::new(Tokio(runtime)))
         },
-        mock: MockProfile::new(1_050_000, 40_000, 500_000, 6_000, 0.0),
     }),
     scale: Some(ScaleSpec {
         measure: |args| worker::measure(TokioTimer, args),
