@@ -8,7 +8,6 @@
 
 use std::time::{Duration, Instant};
 
-use super::scale::mock::ScaleMockProfile;
 use super::scale::server::run::ServerArgs;
 use super::scale::server::ServerResult;
 use super::scale::worker::WorkerArgs;
@@ -111,8 +110,6 @@ pub struct SyncSpec {
 pub struct ScaleSpec {
     /// Measures N of its timers; runs in a worker process of its own.
     pub measure: fn(&WorkerArgs) -> anyhow::Result<ScaleResult>,
-    /// The scale mode's model of it under `--mock-timer`.
-    pub mock: ScaleMockProfile,
     /// The tokio runtime its tasks run on.
     pub runtime: ScaleRuntime,
     /// Measures it under `--workload server`, in a worker process of its own; `None` when

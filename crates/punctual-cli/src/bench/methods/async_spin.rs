@@ -3,7 +3,6 @@ use punctual::HybridConfig;
 
 use super::AsyncPunctual;
 use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec};
-use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::PunctualTimer;
 use crate::bench::scale::worker;
 
@@ -27,18 +26,6 @@ pub const SPEC: MethodSpec = MethodSpec {
         measure: |args| {
             let config = DriverConfig::new().with_spin_tail(tail());
             worker::measure(PunctualTimer::new(config)?, args)
-        },
-        mock: ScaleMockProfile {
-            base_ns: 150,
-            pause_ns: 0,
-            jitter_ns: 100,
-            queue_ps: 1_500,
-            tail_ns: 30_000,
-            cpu_ns: 5_000,
-            driver_cpu_ns: Some(320),
-            rss_bytes: 610,
-            timer_bytes: 76,
-            scheduling: None,
         },
         runtime: ScaleRuntime::CurrentThread,
         server: None,

@@ -1,7 +1,6 @@
 use std::time::Instant;
 
 use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec, WaitMethod};
-use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::TokioTimer;
 use crate::bench::scale::{server, worker};
 
@@ -33,18 +32,6 @@ pub const SPEC: MethodSpec = MethodSpec {
     }),
     scale: Some(ScaleSpec {
         measure: |args| worker::measure(TokioTimer, args),
-        mock: ScaleMockProfile {
-            base_ns: 1_000_000,
-            pause_ns: 0,
-            jitter_ns: 60_000,
-            queue_ps: 500,
-            tail_ns: 900_000,
-            cpu_ns: 700,
-            driver_cpu_ns: None,
-            rss_bytes: 580,
-            timer_bytes: 112,
-            scheduling: None,
-        },
         runtime: ScaleRuntime::CurrentThread,
         server: Some(|args| server::run::measure(TokioTimer, args)),
     }),

@@ -1,18 +1,15 @@
 //! Stand-ins for every method, on a virtual clock: each wakes late by a fixed,
 //! deterministic pattern shaped like the real method's, so CLI tests see stable output.
 //! [`Mock`] is the [`Backend`] the hidden `--mock-timer` flag selects; never part of a real
-//! run. The stand-ins' profiles live here, in [`PROFILES`], and nowhere else: a method's
-//! spec says nothing of its mock.
+//! run. How each stand-in wakes, the scale mode's too, is in [`profiles`] and nowhere else:
+//! a method's spec says nothing of its mock.
+
+pub mod profiles;
 
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use super::{
-    async_io, async_native, async_spin, epoll, hybrid, hybrid_fixed, kqueue, nanosleep, native,
-    poll, sched_yield, select, sleep_ms, sleep_ms_period1, spin, spin_sleep, std_sleep, timerfd,
-    tokio, usleep, waitable_timer,
-};
 use crate::bench::backend::Backend;
 use crate::bench::clock::MockClock;
 use crate::bench::method::{MethodSpec, SpinCounts, WaitMethod};
@@ -40,7 +37,7 @@ impl Backend for Mock {
     ) -> anyhow::Result<Box<dyn Measured>> {
         spec.sync()?;
         let clock = clock.context("a stand-in runs on its thread's virtual clock")?;
-        let profile = profile(spec.name)
+        let profile = profiles::sync(spec.name)
             .with_context(|| format!("`{}` has no stand-in under --mock-timer", spec.name))?;
         Ok(Box::new(MockMethod::new(
             spec.name,
@@ -51,110 +48,11 @@ impl Backend for Mock {
     }
 }
 
-/// How each single-thread method's stand-in wakes, by the method's name; a test checks that
-/// every single-thread method compiled in has one.
-pub const PROFILES: &[(&str, MockProfile)] = &[
-    (
-        native::SPEC.name,
-        MockProfile::new(18_000, 6_000, 250_000, 3_000, 0.0).reporting(60),
-    ),
-    (
-        hybrid::SPEC.name,
-        MockProfile::new(30, 60, 20_000, 9_000, 0.0)
-            .reporting(120)
-            .counting_spins(),
-    ),
-    (
-        spin::SPEC.name,
-        MockProfile::new(20, 30, 0, 0, 1.0).reporting(160),
-    ),
-    (
-        async_native::SPEC.name,
-        MockProfile::new(24_000, 6_000, 300_000, 6_500, 0.0),
-    ),
-    (
-        async_spin::SPEC.name,
-        MockProfile::new(140, 40, 20_000, 20_000, 0.045).counting_spins(),
-    ),
-    (
-        std_sleep::SPEC.name,
-        MockProfile::new(70_000, 25_000, 300_000, 3_500, 0.0),
-    ),
-    (
-        spin_sleep::SPEC.name,
-        MockProfile::new(40, 90, 0, 45_000, 0.0),
-    ),
-    (
-        tokio::SPEC.name,
-        MockProfile::new(1_050_000, 40_000, 500_000, 6_000, 0.0),
-    ),
-    (
-        async_io::SPEC.name,
-        MockProfile::new(60_000, 20_000, 300_000, 5_000, 0.0),
-    ),
-    (
-        nanosleep::SPEC.name,
-        MockProfile::new(60_000, 20_000, 300_000, 3_000, 0.0),
-    ),
-    (
-        timerfd::SPEC.name,
-        MockProfile::new(50_000, 15_000, 250_000, 3_000, 0.0),
-    ),
-    (
-        epoll::SPEC.name,
-        MockProfile::new(60_000, 1_000_000, 300_000, 3_000, 0.0),
-    ),
-    (
-        poll::SPEC.name,
-        MockProfile::new(60_000, 1_000_000, 300_000, 3_000, 0.0),
-    ),
-    (
-        select::SPEC.name,
-        MockProfile::new(60_000, 20_000, 300_000, 3_000, 0.0),
-    ),
-    (
-        sched_yield::SPEC.name,
-        MockProfile::new(300, 900, 20_000, 0, 1.0),
-    ),
-    (
-        kqueue::SPEC.name,
-        MockProfile::new(50_000, 15_000, 250_000, 3_000, 0.0),
-    ),
-    (
-        sleep_ms::SPEC.name,
-        MockProfile::new(100_000, 15_625_000, 0, 3_000, 0.0),
-    ),
-    (
-        sleep_ms_period1::SPEC.name,
-        MockProfile::new(100_000, 1_000_000, 300_000, 3_000, 0.0),
-    ),
-    (
-        waitable_timer::SPEC.name,
-        MockProfile::new(100_000, 15_625_000, 0, 3_000, 0.0),
-    ),
-    (
-        hybrid_fixed::SPEC.name,
-        MockProfile::new(20, 40, 0, 1_000_000, 0.0),
-    ),
-    (
-        usleep::SPEC.name,
-        MockProfile::new(100_000, 1_000_000, 300_000, 3_000, 0.0),
-    ),
-];
-
-/// The profile of the method named `name`'s stand-in.
-fn profile(name: &str) -> Option<MockProfile> {
-    PROFILES
-        .iter()
-        .find(|(method, _)| *method == name)
-        .map(|&(_, profile)| profile)
-}
-
 /// How a mock method wakes: `base + U[0, jitter)`, plus `tail` on every `tail_every`-th
 /// wait; its CPU cost is `cpu` plus, for spinning methods, `spin_share` of the wait.
 /// punctual's own sync strategies report their own wake reading, and their caller gets
 /// control back `return_ns` after it, as on a real machine. Each method's is in
-/// [`PROFILES`].
+/// [`profiles::SYNC`].
 #[derive(Debug, Clone, Copy)]
 pub struct MockProfile {
     base_ns: u64,
@@ -257,37 +155,5 @@ impl WaitMethod for MockMethod {
             capped: self.waits / 7,
             native_only: 0,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bench::registry;
-
-    /// A method added without a stand-in fails here, not in a `--mock-timer` run.
-    #[test]
-    fn every_single_thread_method_has_a_stand_in() {
-        for spec in registry::sync_methods() {
-            assert!(
-                profile(spec.name).is_some(),
-                "`{}` has no profile in PROFILES",
-                spec.name
-            );
-        }
-    }
-
-    /// A profile for a name no method has, or two for one, is a mistake in the table.
-    #[test]
-    fn every_profile_is_one_methods() {
-        for (i, (name, _)) in PROFILES.iter().enumerate() {
-            let spec = registry::find(name);
-            assert!(
-                spec.is_some_and(|spec| spec.sync.is_some()),
-                "`{name}` in PROFILES is no single-thread method"
-            );
-            let first = PROFILES.iter().position(|(other, _)| other == name);
-            assert_eq!(first, Some(i), "`{name}` has two profiles");
-        }
     }
 }
