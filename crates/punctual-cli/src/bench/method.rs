@@ -72,7 +72,7 @@ impl std::ops::AddAssign for SpinCounts {
 /// One way to wait, with every part the bench has of it. A method is a `pub const SPEC` in
 /// a file of its own under `methods/`, listed once in [`registry::METHODS`]. A method
 /// without a part says `None` for it, so forgetting one does not compile. Its stand-in under
-/// `--mock-timer` is the mock's business (`methods::mock`), not the spec's.
+/// `--mock-timer` is the mock's business (`methods/mock/profiles.rs`), not the spec's.
 ///
 /// [`registry::METHODS`]: super::registry::METHODS
 #[derive(Debug, Clone, Copy)]

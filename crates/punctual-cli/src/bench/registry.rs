@@ -1,5 +1,5 @@
 //! Every method compiled in, and how the command line finds them: the top layer over
-//! [`method`](super::method) (the types) and [`methods`](super::methods) (one file each).
+//! [`method`](super::method) (the types) and [`methods`] (one file each).
 //! No method imports this module.
 
 use super::method::{MethodSpec, Oses, ScaleRuntime};
