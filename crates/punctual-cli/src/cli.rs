@@ -7,7 +7,8 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::bench::load::LoadKind;
-use crate::bench::method::{self, MethodSpec};
+use crate::bench::method::MethodSpec;
+use crate::bench::registry;
 use crate::bench::threads::WaitRange;
 use crate::bench::{Mode, Phase};
 use crate::intervals::bootstrap;
@@ -640,7 +641,7 @@ pub type WaitList = Vec<Duration>;
 fn parse_methods(text: &str) -> Result<MethodList, String> {
     if text.trim() == "all" {
         return Ok(MethodList {
-            specs: method::portable().collect(),
+            specs: registry::portable().collect(),
             scale_only: Vec::new(),
             all: true,
         });
@@ -654,14 +655,14 @@ fn parse_methods(text: &str) -> Result<MethodList, String> {
     };
     for name in text.split(',').map(str::trim) {
         match name {
-            "all" => method::portable().for_each(&mut choose),
-            "os" => method::os_primitives().for_each(&mut choose),
+            "all" => registry::portable().for_each(&mut choose),
+            "os" => registry::os_primitives().for_each(&mut choose),
             _ => {
-                let Some(spec) = method::find(name) else {
+                let Some(spec) = registry::find(name) else {
                     return Err(format!(
                         "unknown method `{name}` (known here: {}; with --scale also {}; or the groups all, os)",
-                        method::names(),
-                        method::scale_only_names()
+                        registry::names(),
+                        registry::scale_only_names()
                     ));
                 };
                 if !spec.runs_here() {
@@ -681,7 +682,7 @@ fn parse_methods(text: &str) -> Result<MethodList, String> {
             }
         }
     }
-    chosen.sort_by_key(|spec| method::position(spec));
+    chosen.sort_by_key(|spec| registry::position(spec));
     Ok(MethodList {
         specs: chosen,
         scale_only,
@@ -707,8 +708,12 @@ fn parse_compare(text: &str) -> Result<ComparePair, String> {
         return Err(format!("`{text}`: name two different methods"));
     }
     let one = |name: &str| -> Result<&'static MethodSpec, String> {
-        let spec = method::find(name)
-            .ok_or_else(|| format!("unknown method `{name}` (known here: {})", method::names()))?;
+        let spec = registry::find(name).ok_or_else(|| {
+            format!(
+                "unknown method `{name}` (known here: {})",
+                registry::names()
+            )
+        })?;
         if spec.sync.is_none() {
             return Err(format!(
                 "`{name}` is measured only in the scale mode, which has no --compare"

@@ -4,7 +4,8 @@
 
 use std::process::ExitCode;
 
-use super::method::{self, MethodSpec};
+use super::method::MethodSpec;
+use super::registry;
 use super::session::{self, BenchMode, Outputs, RunContext};
 use super::{frontier, scale, threads, BenchOptions, Report, Stop};
 use crate::cli::{BenchArgs, TableFormat};
@@ -64,7 +65,7 @@ pub fn command(args: BenchArgs, command: &[String]) -> anyhow::Result<ExitCode> 
         usage::error(clap::error::ErrorKind::ArgumentConflict, message);
     }
     if args.list_methods {
-        stdio::print(&method::listing())?;
+        stdio::print(&registry::listing())?;
         return Ok(ExitCode::SUCCESS);
     }
     if let (Some(method), Some(timers)) = (&args.scale_worker, &args.scale) {

@@ -4,6 +4,7 @@
 //! machine does meanwhile (a noisy neighbour on a VM, a frequency change) falls on all of
 //! them alike. Only one method runs at a time, each on a thread of its own.
 
+pub mod backend;
 pub mod clock;
 pub mod command;
 pub mod frontier;
@@ -12,6 +13,7 @@ pub mod method;
 pub mod methods;
 mod options;
 pub mod recommend;
+pub mod registry;
 mod report;
 pub mod rounds;
 mod run;

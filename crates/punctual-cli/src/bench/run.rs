@@ -30,17 +30,17 @@ pub(super) fn batch_size(wait: Duration) -> u64 {
 /// exists. A Ctrl-C ends the run at the end of the batch under way: that batch is kept, no
 /// other starts, and the report says so.
 pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Report> {
-    let mock = context.mock;
+    let backend = context.backend;
     let workers = options
         .methods
         .iter()
-        .map(|spec| Worker::start(spec, mock))
+        .map(|spec| Worker::start(spec, backend))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut progress = Progress::new(
         options.waits.len(),
         workers.len(),
         expected_time(options),
-        mock,
+        backend,
     );
     let mut seed = context.seed;
     let mut results = Vec::new();
@@ -141,7 +141,7 @@ pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Repor
     if results
         .iter()
         .any(|r| r.summary.cpu_ns_per_wait == 0 && r.summary.lateness.samples > 0)
-        && !mock
+        && !backend.is_mock()
     {
         notes.push("this platform has no per-thread CPU clock: CPU figures read 0".to_string());
     }

@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
+use super::backend::{self, Backend};
 use super::load::{Load, LoadKind};
 use super::STOPPED_EARLY;
 use crate::cli::RunArgs;
@@ -44,8 +45,9 @@ pub fn interrupted() -> bool {
 pub struct RunContext {
     /// The machine, read before the load or any method thread started.
     pub environment: Environment,
-    /// Deterministic stand-ins for every method and clock (`--mock-timer`).
-    pub mock: bool,
+    /// Where the methods and their clocks come from: the machine's, or deterministic
+    /// stand-ins (`--mock-timer`).
+    pub backend: &'static dyn Backend,
     /// The first seed of the run's random draws.
     pub seed: u64,
     /// The background load.
@@ -119,15 +121,16 @@ pub fn execute<M: BenchMode>(
     outputs: Outputs,
     command: &[String],
 ) -> anyhow::Result<ExitCode> {
+    let backend = backend::chosen(run.mock_timer);
     // Held for the whole run.
     let _dma_latency = match run.dma_latency {
-        Some(us) if !run.mock_timer => Some(crate::environment::hold_dma_latency(us)?),
+        Some(us) if !backend.is_mock() => Some(crate::environment::hold_dma_latency(us)?),
         _ => None,
     };
     // Before anything is measured: a path that cannot be written fails now.
     let destinations = Destinations::check(outputs)?;
     catch_interrupt();
-    let environment = if run.mock_timer {
+    let environment = if backend.is_mock() {
         Environment::mock()
     } else {
         Environment::collect()
@@ -137,8 +140,8 @@ pub fn execute<M: BenchMode>(
     let load = Load::start(run.load, load_threads)?;
     let context = RunContext {
         environment,
-        mock: run.mock_timer,
-        seed: if run.mock_timer {
+        backend,
+        seed: if backend.is_mock() {
             MOCK_SEED
         } else {
             SystemTime::now()

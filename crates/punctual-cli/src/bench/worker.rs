@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context};
 
+use super::backend::Backend;
 use super::clock::{Clock, MockClock, RealClock};
 use super::method::{MethodSpec, WaitMethod};
-use super::methods::mock::MockMethod;
 use super::stats::Sample;
 use super::{Mode, Phase};
 use crate::rng::Rng;
@@ -42,8 +42,8 @@ pub struct Worker {
     thread: Option<JoinHandle<()>>,
 }
 
-/// Builds a method on its measuring thread: for a real run (`None`), or on that thread's
-/// mock clock.
+/// Builds a method on its measuring thread: for the machine's clocks (`None`), or on that
+/// thread's mock clock, as the run's [`Backend`] gave it.
 pub type MakeMethod =
     Box<dyn FnOnce(Option<&MockClock>) -> anyhow::Result<Box<dyn Measured>> + Send>;
 
@@ -68,35 +68,34 @@ impl<M: WaitMethod> Measured for M {
 }
 
 impl Worker {
-    /// Starts the thread and creates the method on it; `mock` swaps in a virtual clock.
-    pub fn start(spec: &'static MethodSpec, mock: bool) -> anyhow::Result<Worker> {
-        let sync = spec.sync()?;
+    /// Starts the thread and creates `spec`'s method on it, as `backend` makes it.
+    pub fn start(
+        spec: &'static MethodSpec,
+        backend: &'static dyn Backend,
+    ) -> anyhow::Result<Worker> {
+        spec.sync()?;
         Worker::spawn(
             spec.name,
-            mock,
-            Box::new(move |clock: Option<&MockClock>| match clock {
-                Some(clock) => {
-                    Ok(Box::new(MockMethod::new(spec.name, sync.mock, clock.clone(), 0)) as _)
-                }
-                None => (sync.create)(),
-            }),
+            backend,
+            Box::new(move |clock: Option<&MockClock>| backend.sync_method(spec, clock, 0)),
         )
     }
 
-    /// Starts a thread named after `name` and builds its method there with `make`.
-    pub fn spawn(name: &'static str, mock: bool, make: MakeMethod) -> anyhow::Result<Worker> {
+    /// Starts a thread named after `name`, on the clock `backend` gives it, and builds its
+    /// method there with `make`.
+    pub fn spawn(
+        name: &'static str,
+        backend: &'static dyn Backend,
+        make: MakeMethod,
+    ) -> anyhow::Result<Worker> {
         let (commands, command_rx) = channel::<Option<Batch>>();
         let (result_tx, results) = channel();
         let thread = std::thread::Builder::new()
             .name(format!("bench-{name}"))
             .spawn(move || {
-                let made = if mock {
-                    let clock = MockClock::new();
-                    make(Some(&clock))
-                        .map(|method| serve(method, Some(&clock), &command_rx, &result_tx))
-                } else {
-                    make(None).map(|method| serve(method, None, &command_rx, &result_tx))
-                };
+                let clock = backend.thread_clock();
+                let made = make(clock.as_ref())
+                    .map(|method| serve(method, clock.as_ref(), &command_rx, &result_tx));
                 if let Err(e) = made {
                     drop(result_tx.send(Err(e)));
                 }

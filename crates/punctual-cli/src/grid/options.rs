@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::Context;
 use punctual::{rt, Strategy};
 
+use crate::bench::backend::{self, Backend};
 use crate::cli::{CpuList, GridArgs, ThreadCount};
 
 /// When each thread stops.
@@ -28,7 +29,9 @@ pub struct GridOptions {
     pub quiet: bool,
     pub histogram_us: Option<u32>,
     pub json: Option<PathBuf>,
-    pub mock: bool,
+    /// Where the measuring threads' clocks and the strategy's wait come from: the machine's,
+    /// or bench's stand-ins (`--mock-timer`).
+    pub backend: &'static dyn Backend,
     /// The command line, for the JSON report.
     pub cmdline: String,
 }
@@ -38,8 +41,9 @@ const MOCK_CPUS: [usize; 2] = [0, 1];
 
 impl GridOptions {
     pub fn new(args: &GridArgs, cmdline: String) -> anyhow::Result<GridOptions> {
+        let backend = backend::chosen(args.mock_timer);
         let available = || -> anyhow::Result<Vec<usize>> {
-            if args.mock_timer {
+            if backend.is_mock() {
                 return Ok(MOCK_CPUS.to_vec());
             }
             match rt::available_cpus() {
@@ -81,7 +85,7 @@ impl GridOptions {
             quiet: args.quiet,
             histogram_us: args.histogram,
             json: args.json.clone(),
-            mock: args.mock_timer,
+            backend,
             cmdline,
         })
     }

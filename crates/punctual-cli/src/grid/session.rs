@@ -43,7 +43,7 @@ pub struct Session {
 
 impl Session {
     pub fn prepare(options: GridOptions) -> anyhow::Result<Session> {
-        let real = !options.mock;
+        let real = !options.backend.is_mock();
         // Held before the environment is read, which names it; it touches no thread's timer
         // slack.
         let dma_latency = match options.dma_latency_us {
@@ -51,7 +51,7 @@ impl Session {
             _ => None,
         };
         // Read before any punctual sleep or setting touches this process.
-        let environment = if options.mock {
+        let environment = if options.backend.is_mock() {
             Environment::mock()
         } else {
             Environment::collect()
@@ -96,7 +96,7 @@ impl Session {
     }
 
     pub fn run(self) -> anyhow::Result<GridReport> {
-        let mock = self.options.mock;
+        let mock = self.options.backend.is_mock();
         let before = contention::usage();
         let started = if mock {
             SystemTime::UNIX_EPOCH + Duration::from_secs(MOCK_START_SECS)
@@ -181,7 +181,7 @@ fn start_threads(options: &GridOptions) -> anyhow::Result<Vec<Waiting>> {
             interval: options.interval,
             stop: options.stop,
             histogram_us: options.histogram_us,
-            mock: options.mock,
+            backend: options.backend,
         };
         let (start_tx, start_rx) = channel();
         let (ready, live) = (ready_tx.clone(), Arc::new(Live::default()));

@@ -17,9 +17,10 @@ use punctual::{rt, Grid, MissedTickPolicy, Sleeper, Strategy};
 
 use super::options::Stop;
 use super::stats::ThreadStats;
+use crate::bench::backend::Backend;
 use crate::bench::clock::{Clock, MockClock};
 use crate::bench::method::WaitMethod;
-use crate::bench::methods::{self, mock::MockMethod};
+use crate::bench::methods;
 use crate::sys::{self, Platform};
 
 /// What one thread measures, and how it is set up.
@@ -32,7 +33,7 @@ pub struct ThreadPlan {
     pub interval: Duration,
     pub stop: Stop,
     pub histogram_us: Option<u32>,
-    pub mock: bool,
+    pub backend: &'static dyn Backend,
 }
 
 /// A thread set up and waiting for the start.
@@ -110,7 +111,7 @@ impl Periods for TickerPeriods {
 /// The grid on bench's mock clock, waiting like bench's mock method of the same strategy.
 struct MockPeriods {
     clock: MockClock,
-    method: MockMethod,
+    method: Box<dyn WaitMethod>,
     grid: Grid,
     start: Instant,
 }
@@ -136,7 +137,7 @@ impl Periods for MockPeriods {
 
 /// Sets the calling thread up as `plan` says; any refusal ends the run before it starts.
 fn set_up(plan: &ThreadPlan) -> anyhow::Result<Ready> {
-    if plan.mock {
+    if plan.backend.is_mock() {
         return Ok(Ready {
             tid: 4200 + plan.index as u64,
             scheduling: plan.priority.map(|p| format!("SCHED_FIFO {p}")),
@@ -191,14 +192,14 @@ pub fn run(
         };
     }
     let began = Instant::now();
-    let mut periods: Box<dyn Periods> = if plan.mock {
-        let clock = MockClock::new();
+    let mut periods: Box<dyn Periods> = if let Some(clock) = plan.backend.thread_clock() {
         let start = clock.now();
+        let spec = methods::of_strategy(plan.strategy);
         Box::new(MockPeriods {
-            method: {
-                let (name, sync) = methods::of_strategy(plan.strategy);
-                MockMethod::new(name, sync.mock, clock.clone(), plan.index as u64)
-            },
+            method: plan
+                .backend
+                .sync_method(spec, Some(&clock), plan.index as u64)
+                .expect("every method has a stand-in (a test of the mock checks it)"),
             grid: Grid::new(start + plan.interval, plan.interval)
                 .expect("the interval is not zero"),
             clock,

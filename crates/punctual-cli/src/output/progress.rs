@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::bench::backend::Backend;
 use crate::units::wait_label;
 
 const UNITS_PER_CELL: u64 = 1000;
@@ -29,10 +30,16 @@ pub struct Progress {
 
 impl Progress {
     /// A bar over `waits` wait lengths of `methods` methods each, shown when the run is
-    /// `expected` to take more than a couple of seconds and is not a mock one.
-    pub fn new(waits: usize, methods: usize, expected: Duration, mock: bool) -> Progress {
+    /// `expected` to take more than a couple of seconds and `backend` is not the mock.
+    pub fn new(
+        waits: usize,
+        methods: usize,
+        expected: Duration,
+        backend: &dyn Backend,
+    ) -> Progress {
         let cells = (waits * methods) as u64;
-        let bar = (!mock && expected > Duration::from_secs(2)).then(|| bar(cells * UNITS_PER_CELL));
+        let bar = (!backend.is_mock() && expected > Duration::from_secs(2))
+            .then(|| bar(cells * UNITS_PER_CELL));
         Progress {
             bar,
             methods,
@@ -42,11 +49,23 @@ impl Progress {
     }
 
     /// A bar over `steps` equal steps (the scale mode's method and N pairs), shown unless
-    /// the run is a mock one.
-    pub fn steps(steps: usize, mock: bool) -> Progress {
-        let bar = (!mock).then(|| bar(steps as u64 * UNITS_PER_CELL));
+    /// `backend` is the mock.
+    pub fn steps(steps: usize, backend: &dyn Backend) -> Progress {
+        if backend.is_mock() {
+            return Progress::hidden(steps);
+        }
         Progress {
-            bar,
+            bar: Some(bar(steps as u64 * UNITS_PER_CELL)),
+            methods: steps,
+            wait_index: 0,
+            fractions: vec![0.0; steps],
+        }
+    }
+
+    /// [`Progress::steps`] with no bar: a run too short to need one.
+    pub fn hidden(steps: usize) -> Progress {
+        Progress {
+            bar: None,
             methods: steps,
             wait_index: 0,
             fractions: vec![0.0; steps],

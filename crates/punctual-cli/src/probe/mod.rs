@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use anyhow::Context;
 
-use crate::bench::method;
+use crate::bench::registry;
 use crate::cli::ProbeArgs;
 use crate::output::stdio;
 use crate::rng::Rng;
@@ -75,7 +75,7 @@ pub fn command(args: &ProbeArgs) -> anyhow::Result<()> {
             Some(spec) => (spec, format!("`{}` ({})", spec.name, spec.about)),
             None => {
                 let plain = waits::PLAIN_SLEEP;
-                let spec = method::find(plain.method).with_context(|| {
+                let spec = registry::find(plain.method).with_context(|| {
                     format!("the plain sleep `{}` is not built in", plain.method)
                 })?;
                 (spec, plain.primitive.to_string())

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use spin_sleep::SpinSleeper;
 
 use super::mock;
+use crate::bench::backend::Backend;
 use crate::bench::clock::MockClock;
 use crate::bench::method::WaitMethod;
 use crate::bench::methods;
@@ -60,8 +61,8 @@ pub struct Scales {
 impl Scales {
     /// This platform's; in a mock run, Linux's, so that the mock prints the same
     /// everywhere (on Windows spin_sleep measures its default).
-    pub fn here(mock: bool) -> Scales {
-        if mock {
+    pub fn here(backend: &dyn Backend) -> Scales {
+        if backend.is_mock() {
             return Scales {
                 oversleep: Duration::from_micros(100),
                 spin_sleep_default: Duration::from_micros(125),
@@ -142,7 +143,8 @@ impl Contender {
         self.family != Family::SpinSleep
     }
 
-    /// How its measuring thread builds it.
+    /// How its measuring thread builds it: on a virtual clock (the mock's backend gave the
+    /// thread one), the frontier's own stand-in for it.
     pub fn make(self) -> MakeMethod {
         Box::new(move |clock: Option<&MockClock>| {
             if let Some(clock) = clock {

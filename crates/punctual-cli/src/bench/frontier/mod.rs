@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::backend::Backend;
 use super::load::LoadKind;
 use super::session::RunContext;
 use super::stats::{Recorder, Summary};
@@ -149,8 +150,8 @@ pub fn default_samples(wait: Duration) -> u64 {
 
 /// Runs the contenders at every wait, interleaved in batches.
 pub fn run(options: &FrontierOptions, context: &RunContext) -> anyhow::Result<FrontierReport> {
-    let mock = context.mock;
-    let scales = contenders::Scales::here(mock);
+    let backend = context.backend;
+    let scales = contenders::Scales::here(backend);
     let plan: Vec<(Duration, Vec<contenders::Contender>)> = options
         .waits
         .iter()
@@ -166,11 +167,15 @@ pub fn run(options: &FrontierOptions, context: &RunContext) -> anyhow::Result<Fr
                 setting: None,
                 default: false,
             };
-            Ok((family, start(contender, mock)?))
+            Ok((family, start(contender, backend)?))
         })
         .collect::<anyhow::Result<_>>()?;
     let steps = plan.iter().map(|(_, c)| c.len()).sum();
-    let mut progress = Progress::steps(steps, mock || !long(options));
+    let mut progress = if long(options) {
+        Progress::steps(steps, backend)
+    } else {
+        Progress::hidden(steps)
+    };
     let mut seed = context.seed;
     let mut points = Vec::new();
     let mut placements = Vec::new();
@@ -186,7 +191,7 @@ pub fn run(options: &FrontierOptions, context: &RunContext) -> anyhow::Result<Fr
         let sweep: Vec<Option<Worker>> = contenders
             .iter()
             .map(|c| match c.setting {
-                Some(_) => start(*c, mock).map(Some),
+                Some(_) => start(*c, backend).map(Some),
                 None => Ok(None),
             })
             .collect::<anyhow::Result<_>>()?;
@@ -252,7 +257,7 @@ pub fn run(options: &FrontierOptions, context: &RunContext) -> anyhow::Result<Fr
     progress.finish();
     drop(adaptive);
     let mut notes = context.notes();
-    if !mock && points.iter().all(|p| p.summary.cpu_ns_per_wait == 0) {
+    if !backend.is_mock() && points.iter().all(|p| p.summary.cpu_ns_per_wait == 0) {
         notes.push("this platform has no per-thread CPU clock: CPU figures read 0".to_string());
     }
     Ok(FrontierReport {
@@ -345,9 +350,12 @@ fn label(wait: Duration) -> String {
 
 /// A worker for `contender`. Its name lives as long as the process (a run has a few dozen),
 /// since a worker's name is static.
-fn start(contender: contenders::Contender, mock: bool) -> anyhow::Result<Worker> {
+fn start(
+    contender: contenders::Contender,
+    backend: &'static dyn Backend,
+) -> anyhow::Result<Worker> {
     let name: &'static str = Box::leak(contender.label().into_boxed_str());
-    Worker::spawn(name, mock, contender.make())
+    Worker::spawn(name, backend, contender.make())
 }
 
 fn point(contender: &contenders::Contender, wait: Duration, recorder: &Recorder) -> FrontierPoint {

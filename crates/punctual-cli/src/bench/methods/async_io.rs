@@ -1,7 +1,6 @@
 use std::time::Instant;
 
 use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
-use crate::bench::methods::mock::MockProfile;
 
 /// async-io's `Timer::at`, driven by `async_io::block_on` on the measuring thread.
 struct AsyncIo;
@@ -22,7 +21,6 @@ pub const SPEC: MethodSpec = MethodSpec {
     never_early_on: Oses::NONE,
     sync: Some(SyncSpec {
         create: || Ok(Box::new(AsyncIo)),
-        mock: MockProfile::new(60_000, 20_000, 300_000, 5_000, 0.0),
     }),
     scale: None,
 };

@@ -2,8 +2,6 @@ use punctual::future::{DriverConfig, SpinTail};
 
 use super::AsyncPunctual;
 use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec};
-use crate::bench::methods::mock::MockProfile;
-use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::PunctualTimer;
 use crate::bench::scale::{server, worker};
 
@@ -16,24 +14,11 @@ pub const SPEC: MethodSpec = MethodSpec {
     never_early_on: Oses::NONE,
     sync: Some(SyncSpec {
         create: || Ok(Box::new(AsyncPunctual::new(SPEC.name, SpinTail::None)?)),
-        mock: MockProfile::new(24_000, 6_000, 300_000, 6_500, 0.0),
     }),
     scale: Some(ScaleSpec {
         measure: |args| {
             let config = DriverConfig::new().with_spin_tail(SpinTail::None);
             worker::measure(PunctualTimer::new(config)?, args)
-        },
-        mock: ScaleMockProfile {
-            base_ns: 22_000,
-            pause_ns: 1_500_000,
-            jitter_ns: 8_000,
-            queue_ps: 900,
-            tail_ns: 60_000,
-            cpu_ns: 900,
-            driver_cpu_ns: Some(300),
-            rss_bytes: 610,
-            timer_bytes: 76,
-            scheduling: None,
         },
         runtime: ScaleRuntime::CurrentThread,
         server: Some(|args| {

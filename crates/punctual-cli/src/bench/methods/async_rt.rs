@@ -1,5 +1,4 @@
 use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec};
-use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::PunctualTimer;
 use crate::bench::scale::worker;
 
@@ -19,18 +18,6 @@ pub const SPEC: MethodSpec = MethodSpec {
     sync: None,
     scale: Some(ScaleSpec {
         measure: |args| worker::measure(PunctualTimer::realtime(RT_PRIORITY)?, args),
-        mock: ScaleMockProfile {
-            base_ns: 21_000,
-            pause_ns: 0,
-            jitter_ns: 7_000,
-            queue_ps: 800,
-            tail_ns: 40_000,
-            cpu_ns: 900,
-            driver_cpu_ns: Some(300),
-            rss_bytes: 610,
-            timer_bytes: 76,
-            scheduling: Some("executor thread SCHED_FIFO 10 while the deadlines run, driver thread SCHED_FIFO 10 (mock)"),
-        },
         runtime: ScaleRuntime::CurrentThread,
         server: None,
     }),

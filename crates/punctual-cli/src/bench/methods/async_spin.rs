@@ -3,8 +3,6 @@ use punctual::HybridConfig;
 
 use super::AsyncPunctual;
 use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec};
-use crate::bench::methods::mock::MockProfile;
-use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::PunctualTimer;
 use crate::bench::scale::worker;
 
@@ -29,18 +27,6 @@ pub const SPEC: MethodSpec = MethodSpec {
             let config = DriverConfig::new().with_spin_tail(tail());
             worker::measure(PunctualTimer::new(config)?, args)
         },
-        mock: ScaleMockProfile {
-            base_ns: 150,
-            pause_ns: 0,
-            jitter_ns: 100,
-            queue_ps: 1_500,
-            tail_ns: 30_000,
-            cpu_ns: 5_000,
-            driver_cpu_ns: Some(320),
-            rss_bytes: 610,
-            timer_bytes: 76,
-            scheduling: None,
-        },
         runtime: ScaleRuntime::CurrentThread,
         server: None,
     }),
@@ -49,5 +35,4 @@ pub const SPEC: MethodSpec = MethodSpec {
 /// The method as one thread waits with it (`--frontier` runs it too).
 pub const SYNC: SyncSpec = SyncSpec {
     create: || Ok(Box::new(AsyncPunctual::new(SPEC.name, tail())?)),
-    mock: MockProfile::new(140, 40, 20_000, 20_000, 0.045).counting_spins(),
 };

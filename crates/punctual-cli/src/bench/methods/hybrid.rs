@@ -2,7 +2,6 @@ use punctual::Sleeper;
 
 use super::Punctual;
 use crate::bench::method::{MethodSpec, Oses, SyncSpec};
-use crate::bench::methods::mock::MockProfile;
 
 pub const SPEC: MethodSpec = MethodSpec {
     name: "hybrid",
@@ -15,10 +14,8 @@ pub const SPEC: MethodSpec = MethodSpec {
     scale: None,
 };
 
-/// The method as one thread waits with it, and as `punctual grid`'s mock of the hybrid strategy.
+/// The method as one thread waits with it (`punctual grid`'s mock of the hybrid strategy
+/// stands in for it).
 pub const SYNC: SyncSpec = SyncSpec {
     create: || Ok(Box::new(Punctual(Sleeper::hybrid()))),
-    mock: MockProfile::new(30, 60, 20_000, 9_000, 0.0)
-        .reporting(120)
-        .counting_spins(),
 };

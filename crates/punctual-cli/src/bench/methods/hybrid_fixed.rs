@@ -4,7 +4,6 @@ use punctual::Sleeper;
 
 use crate::bench::clock::{Clock, RealClock};
 use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
-use crate::bench::methods::mock::MockProfile;
 use crate::units::format_duration;
 
 /// Document 004's "HR wait timer + busywait": the high-resolution timer (punctual's native
@@ -58,7 +57,6 @@ pub const SPEC: MethodSpec = MethodSpec {
                 spin_once: Box::new(std::hint::spin_loop),
             }))
         },
-        mock: MockProfile::new(20, 40, 0, 1_000_000, 0.0),
     }),
     scale: None,
 };

@@ -2,7 +2,6 @@ use super::os_wait::TimeLeftWait;
 use super::timeout::nanos;
 use crate::bench::clock::RealClock;
 use crate::bench::method::{MethodSpec, Oses, SyncSpec};
-use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::macos::Kqueue;
 
 pub const SPEC: MethodSpec = MethodSpec {
@@ -22,7 +21,6 @@ pub const SPEC: MethodSpec = MethodSpec {
                 move |ns| kqueue.wait_ns(ns),
             )))
         },
-        mock: MockProfile::new(50_000, 15_000, 250_000, 3_000, 0.0),
     }),
     scale: None,
 };

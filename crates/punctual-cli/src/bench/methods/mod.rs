@@ -1,6 +1,7 @@
 //! One file per method. To add one: write a file with a `pub const SPEC: MethodSpec` (every
-//! part it has, each with its mock), declare it here and list it in `method::METHODS`; an
-//! OS's own primitive calls it through `sys::waits` (no `cfg` here).
+//! part it has), declare it here, list it in `registry::METHODS` and give its stand-in a
+//! profile in `mock::PROFILES` (a test fails until it has one); an OS's own primitive calls
+//! it through `sys::waits` (no `cfg` here). No method imports the registry.
 
 pub mod async_io;
 pub mod async_mt;
@@ -39,16 +40,16 @@ use std::time::{Duration, Instant};
 use punctual::future::{Driver, DriverConfig, SpinTail};
 use punctual::{Sleeper, Strategy};
 
-use super::method::{SpinCounts, SyncSpec, WaitMethod};
+use super::method::{MethodSpec, SpinCounts, WaitMethod};
 use crate::units::format_duration;
 
-/// punctual's `strategy` as the wait table has it: its method's name and single-thread part
-/// (`punctual grid`'s mock stands in for a strategy with it).
-pub fn of_strategy(strategy: Strategy) -> (&'static str, &'static SyncSpec) {
+/// punctual's `strategy` as the wait table has it (`punctual grid`'s mock stands in for a
+/// strategy with its method's stand-in).
+pub fn of_strategy(strategy: Strategy) -> &'static MethodSpec {
     match strategy {
-        Strategy::Native => (native::SPEC.name, &native::SYNC),
-        Strategy::Hybrid => (hybrid::SPEC.name, &hybrid::SYNC),
-        Strategy::Spin => (spin::SPEC.name, &spin::SYNC),
+        Strategy::Native => &native::SPEC,
+        Strategy::Hybrid => &hybrid::SPEC,
+        Strategy::Spin => &spin::SPEC,
     }
 }
 

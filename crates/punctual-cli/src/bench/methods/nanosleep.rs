@@ -3,7 +3,6 @@ use std::time::Duration;
 use super::os_wait::TimeLeftWait;
 use crate::bench::clock::RealClock;
 use crate::bench::method::{MethodSpec, Oses, SyncSpec};
-use crate::bench::methods::mock::MockProfile;
 use crate::bench::worker::Measured;
 use crate::sys::waits::{self, TargetOs, THIS_OS};
 use crate::units::format_duration;
@@ -36,10 +35,7 @@ pub const SPEC: MethodSpec = MethodSpec {
     runs_on: Oses::NAMED,
     os_primitive_on: Oses::NAMED,
     never_early_on: Oses::UNIX,
-    sync: Some(SyncSpec {
-        create,
-        mock: MockProfile::new(60_000, 20_000, 300_000, 3_000, 0.0),
-    }),
+    sync: Some(SyncSpec { create }),
     scale: None,
 };
 

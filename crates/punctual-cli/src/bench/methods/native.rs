@@ -2,7 +2,6 @@ use punctual::Sleeper;
 
 use super::Punctual;
 use crate::bench::method::{MethodSpec, Oses, SyncSpec};
-use crate::bench::methods::mock::MockProfile;
 
 pub const SPEC: MethodSpec = MethodSpec {
     name: "native",
@@ -15,8 +14,8 @@ pub const SPEC: MethodSpec = MethodSpec {
     scale: None,
 };
 
-/// The method as one thread waits with it, and as `punctual grid`'s mock of the native strategy.
+/// The method as one thread waits with it (`punctual grid`'s mock of the native strategy
+/// stands in for it).
 pub const SYNC: SyncSpec = SyncSpec {
     create: || Ok(Box::new(Punctual(Sleeper::native()))),
-    mock: MockProfile::new(18_000, 6_000, 250_000, 3_000, 0.0).reporting(60),
 };

@@ -2,7 +2,6 @@ use super::os_wait::TimeLeftWait;
 use super::timeout::whole_ms_i32;
 use crate::bench::clock::RealClock;
 use crate::bench::method::{MethodSpec, Oses, SyncSpec};
-use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::linux::poll_ms;
 
 pub const SPEC: MethodSpec = MethodSpec {
@@ -22,7 +21,6 @@ pub const SPEC: MethodSpec = MethodSpec {
             )))
         },
         // A whole-ms timeout rounded up: it lands anywhere in the next millisecond.
-        mock: MockProfile::new(60_000, 1_000_000, 300_000, 3_000, 0.0),
     }),
     scale: None,
 };

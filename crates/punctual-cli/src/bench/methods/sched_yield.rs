@@ -2,7 +2,6 @@ use std::time::Instant;
 
 use crate::bench::clock::{Clock, RealClock};
 use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
-use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::linux::sched_yield;
 
 /// A spin that gives the CPU away on every turn (`sched_yield`), what spin_sleep's default
@@ -35,7 +34,6 @@ pub const SPEC: MethodSpec = MethodSpec {
                 yield_now: Box::new(sched_yield),
             }))
         },
-        mock: MockProfile::new(300, 900, 20_000, 0, 1.0),
     }),
     scale: None,
 };

@@ -2,7 +2,6 @@ use super::os_wait::TimeLeftWait;
 use super::timeout::timeval;
 use crate::bench::clock::RealClock;
 use crate::bench::method::{MethodSpec, Oses, SyncSpec};
-use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::linux::select;
 
 pub const SPEC: MethodSpec = MethodSpec {
@@ -21,7 +20,6 @@ pub const SPEC: MethodSpec = MethodSpec {
                 |(seconds, micros)| select(seconds, micros),
             )))
         },
-        mock: MockProfile::new(60_000, 20_000, 300_000, 3_000, 0.0),
     }),
     scale: None,
 };

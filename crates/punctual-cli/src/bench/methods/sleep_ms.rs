@@ -2,7 +2,6 @@ use super::os_wait::TimeLeftWait;
 use super::timeout::whole_ms_u32;
 use crate::bench::clock::RealClock;
 use crate::bench::method::{MethodSpec, Oses, SyncSpec};
-use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::windows::sleep_ms;
 
 pub const SPEC: MethodSpec = MethodSpec {
@@ -25,7 +24,6 @@ pub const SPEC: MethodSpec = MethodSpec {
             )))
         },
         // Windows' default 15.625 ms tick.
-        mock: MockProfile::new(100_000, 15_625_000, 0, 3_000, 0.0),
     }),
     scale: None,
 };

@@ -2,7 +2,6 @@ use super::os_wait::TimeLeftWait;
 use super::timeout::whole_ms_u32;
 use crate::bench::clock::RealClock;
 use crate::bench::method::{MethodSpec, Oses, SyncSpec};
-use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::windows::{sleep_ms, TimerPeriod};
 
 pub const SPEC: MethodSpec = MethodSpec {
@@ -30,7 +29,6 @@ pub const SPEC: MethodSpec = MethodSpec {
             ))
         },
         // A 1 ms tick with timeBeginPeriod(1).
-        mock: MockProfile::new(100_000, 1_000_000, 300_000, 3_000, 0.0),
     }),
     scale: None,
 };

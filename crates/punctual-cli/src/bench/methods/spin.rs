@@ -2,7 +2,6 @@ use punctual::Sleeper;
 
 use super::Punctual;
 use crate::bench::method::{MethodSpec, Oses, SyncSpec};
-use crate::bench::methods::mock::MockProfile;
 
 pub const SPEC: MethodSpec = MethodSpec {
     name: "spin",
@@ -15,8 +14,8 @@ pub const SPEC: MethodSpec = MethodSpec {
     scale: None,
 };
 
-/// The method as one thread waits with it, and as `punctual grid`'s mock of the spin strategy.
+/// The method as one thread waits with it (`punctual grid`'s mock of the spin strategy
+/// stands in for it).
 pub const SYNC: SyncSpec = SyncSpec {
     create: || Ok(Box::new(Punctual(Sleeper::spin()))),
-    mock: MockProfile::new(20, 30, 0, 0, 1.0).reporting(160),
 };

@@ -3,7 +3,6 @@ use std::time::Instant;
 use spin_sleep::SpinSleeper;
 
 use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
-use crate::bench::methods::mock::MockProfile;
 
 /// The spin_sleep crate's default sleeper: native sleep less a fixed accuracy (125 us on
 /// Unix), then spin.
@@ -33,7 +32,6 @@ pub const SPEC: MethodSpec = MethodSpec {
     never_early_on: Oses::NONE,
     sync: Some(SyncSpec {
         create: || Ok(Box::new(SpinSleep(SpinSleeper::default()))),
-        mock: MockProfile::new(40, 90, 0, 45_000, 0.0),
     }),
     scale: None,
 };

@@ -1,7 +1,6 @@
 use std::time::Instant;
 
 use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
-use crate::bench::methods::mock::MockProfile;
 
 /// What a naive program does: `std::thread::sleep` for the time left.
 struct StdSleep;
@@ -22,7 +21,6 @@ pub const SPEC: MethodSpec = MethodSpec {
     never_early_on: Oses::NONE,
     sync: Some(SyncSpec {
         create: || Ok(Box::new(StdSleep)),
-        mock: MockProfile::new(70_000, 25_000, 300_000, 3_500, 0.0),
     }),
     scale: None,
 };

@@ -1,7 +1,6 @@
 use std::time::Instant;
 
 use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
-use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::linux::TimerFd;
 
 /// A `CLOCK_MONOTONIC` timerfd armed for the deadline itself (`TFD_TIMER_ABSTIME`), then
@@ -39,7 +38,6 @@ pub const SPEC: MethodSpec = MethodSpec {
                 failures: 0,
             }))
         },
-        mock: MockProfile::new(50_000, 15_000, 250_000, 3_000, 0.0),
     }),
     scale: None,
 };

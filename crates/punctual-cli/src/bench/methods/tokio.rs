@@ -1,8 +1,6 @@
 use std::time::Instant;
 
 use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec, WaitMethod};
-use crate::bench::methods::mock::MockProfile;
-use crate::bench::scale::mock::ScaleMockProfile;
 use crate::bench::scale::timers::TokioTimer;
 use crate::bench::scale::{server, worker};
 
@@ -31,22 +29,9 @@ pub const SPEC: MethodSpec = MethodSpec {
                 .build()?;
             Ok(Box::new(Tokio(runtime)))
         },
-        mock: MockProfile::new(1_050_000, 40_000, 500_000, 6_000, 0.0),
     }),
     scale: Some(ScaleSpec {
         measure: |args| worker::measure(TokioTimer, args),
-        mock: ScaleMockProfile {
-            base_ns: 1_000_000,
-            pause_ns: 0,
-            jitter_ns: 60_000,
-            queue_ps: 500,
-            tail_ns: 900_000,
-            cpu_ns: 700,
-            driver_cpu_ns: None,
-            rss_bytes: 580,
-            timer_bytes: 112,
-            scheduling: None,
-        },
         runtime: ScaleRuntime::CurrentThread,
         server: Some(|args| server::run::measure(TokioTimer, args)),
     }),

@@ -2,7 +2,6 @@ use super::os_wait::TimeLeftWait;
 use super::timeout::whole_us_u32;
 use crate::bench::clock::RealClock;
 use crate::bench::method::{MethodSpec, Oses, SyncSpec};
-use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::windows::mingw_usleep;
 
 pub const SPEC: MethodSpec = MethodSpec {
@@ -22,7 +21,6 @@ pub const SPEC: MethodSpec = MethodSpec {
             )))
         },
         // mingw's usleep: whole ms on a 1 ms tick.
-        mock: MockProfile::new(100_000, 1_000_000, 300_000, 3_000, 0.0),
     }),
     scale: None,
 };

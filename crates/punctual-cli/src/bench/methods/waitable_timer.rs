@@ -2,7 +2,6 @@ use super::os_wait::TimeLeftWait;
 use super::timeout::hundreds_of_ns;
 use crate::bench::clock::RealClock;
 use crate::bench::method::{MethodSpec, Oses, SyncSpec};
-use crate::bench::methods::mock::MockProfile;
 use crate::sys::waits::windows::WaitableTimer;
 
 pub const SPEC: MethodSpec = MethodSpec {
@@ -23,7 +22,6 @@ pub const SPEC: MethodSpec = MethodSpec {
             )))
         },
         // Windows' default 15.625 ms tick.
-        mock: MockProfile::new(100_000, 15_625_000, 0, 3_000, 0.0),
     }),
     scale: None,
 };

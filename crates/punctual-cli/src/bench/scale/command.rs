@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use super::process;
 use super::worker::{self, WorkerArgs};
 use super::ScaleOptions;
-use crate::bench::method::{self, MethodSpec};
+use crate::bench::method::MethodSpec;
+use crate::bench::registry;
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
 use crate::bench::Report;
 use crate::cli::{BenchArgs, MethodList, ScaleArgs, Workload};
@@ -95,7 +96,7 @@ pub const DEFAULT_SAMPLES: u64 = 100;
 /// on a current-thread runtime.
 pub fn methods(list: &MethodList) -> Result<Vec<&'static MethodSpec>, String> {
     if list.all {
-        return Ok(method::default_scale_methods().collect());
+        return Ok(registry::default_scale_methods().collect());
     }
     let mut methods = list
         .specs
@@ -106,18 +107,18 @@ pub fn methods(list: &MethodList) -> Result<Vec<&'static MethodSpec>, String> {
                 format!(
                     "`{}` has no scale mode (in the scale mode: {}, or all)",
                     spec.name,
-                    method::scale_names()
+                    registry::scale_names()
                 )
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    methods.sort_by_key(|spec| method::position(spec));
+    methods.sort_by_key(|spec| registry::position(spec));
     Ok(methods)
 }
 
 /// The hidden worker side of the scale mode: one method at one N, as JSON on stdout.
 pub fn worker(method: &str, timers: &[u64], args: &BenchArgs) -> anyhow::Result<()> {
-    let spec = method::find(method)
+    let spec = registry::find(method)
         .filter(|spec| spec.scale.is_some())
         .ok_or_else(|| anyhow::anyhow!("no scale method `{method}`"))?;
     let [timers] = timers else {

@@ -4,15 +4,14 @@
 
 use super::worker::WorkerArgs;
 use super::{ScaleResult, MIN_TIMERS_FOR_RSS, SPREAD};
+use crate::bench::methods::mock::profiles;
 use crate::export::json::percentiles;
 use crate::rng::Rng;
 
 /// `base + U[0, jitter)`, plus up to `queue_ps` picoseconds per pending timer, plus `tail`
 /// on every 97th timer; from 1,000 timers up, the first round stalls for `pause` in its
-/// middle: the timers due then complete when it ends. Each method's [`ScaleSpec`] carries
-/// its own.
-///
-/// [`ScaleSpec`]: crate::bench::method::ScaleSpec
+/// middle: the timers due then complete when it ends. Each method's is in
+/// [`profiles::SCALE`].
 #[derive(Debug, Clone, Copy)]
 pub struct ScaleMockProfile {
     pub base_ns: u64,
@@ -30,7 +29,8 @@ pub struct ScaleMockProfile {
 
 pub fn measure(args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
     let spec = args.method;
-    let p = spec.scale()?.mock;
+    spec.scale()?;
+    let p = profiles::scale(spec.name)?;
     let mut rng = Rng::new(args.seed ^ spec.name.len() as u64);
     let rounds = args.samples.div_ceil(args.timers).max(args.rounds).max(1);
     let mut all = args.rounds()?;

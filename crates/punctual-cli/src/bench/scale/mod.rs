@@ -65,7 +65,10 @@ pub fn run(options: &ScaleOptions, context: &RunContext) -> anyhow::Result<Repor
     if let Some(rows) = &rows {
         rounds::TimerRows::create(rows.path())?;
     }
-    let mut progress = Progress::steps(options.timers.len() * options.methods.len(), context.mock);
+    let mut progress = Progress::steps(
+        options.timers.len() * options.methods.len(),
+        context.backend,
+    );
     let mut seed = context.seed;
     let mut scale = Vec::new();
     let mut overran = Vec::new();
@@ -83,7 +86,7 @@ pub fn run(options: &ScaleOptions, context: &RunContext) -> anyhow::Result<Repor
                 seed,
                 export_timers: rows.as_ref().map(|r| r.path().to_path_buf()),
             };
-            let result = if context.mock {
+            let result = if context.backend.is_mock() {
                 mock::measure(&args)?
             } else {
                 process::in_worker_process(&args)?

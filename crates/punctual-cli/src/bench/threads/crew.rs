@@ -9,9 +9,9 @@ use std::time::Duration;
 use anyhow::{anyhow, Context};
 
 use super::WaitRange;
-use crate::bench::clock::{Clock, MockClock, RealClock};
+use crate::bench::backend::Backend;
+use crate::bench::clock::{Clock, RealClock};
 use crate::bench::method::{MethodSpec, SpinCounts, WaitMethod};
-use crate::bench::methods::mock::MockMethod;
 use crate::bench::stats::{Recorder, Sample};
 use crate::bench::worker::signed_nanos;
 use crate::rng::Rng;
@@ -46,15 +46,16 @@ pub struct Crew {
 }
 
 impl Crew {
-    /// Starts `threads` threads, each creating its method; waits until all are ready.
+    /// Starts `threads` threads, each creating its method as `backend` makes it; waits
+    /// until all are ready.
     pub fn start(
         spec: &'static MethodSpec,
         threads: usize,
         range: WaitRange,
         seed: u64,
-        mock: bool,
+        backend: &'static dyn Backend,
     ) -> anyhow::Result<Crew> {
-        let sync = spec.sync()?;
+        spec.sync()?;
         let mut members = Vec::with_capacity(threads);
         for index in 0..threads {
             let (commands, command_rx) = channel();
@@ -63,23 +64,20 @@ impl Crew {
             let thread = std::thread::Builder::new()
                 .name(format!("crew-{}-{index}", spec.name))
                 .spawn(move || -> anyhow::Result<ThreadTotals> {
-                    if mock {
-                        let clock = MockClock::new();
-                        let method =
-                            MockMethod::new(spec.name, sync.mock, clock.clone(), index as u64);
-                        serve(Box::new(method), &clock, range, seed, &command_rx, &done_tx)
-                    } else {
-                        match (sync.create)() {
-                            Ok(method) => {
-                                serve(method, &RealClock, range, seed, &command_rx, &done_tx)
-                            }
-                            Err(e) => {
-                                let message = format!("{e:#}");
-                                let _ = done_tx.send(Err(e));
-                                Err(anyhow!(message))
-                            }
+                    let clock = backend.thread_clock();
+                    let method = match backend.sync_method(spec, clock.as_ref(), index as u64) {
+                        Ok(method) => method,
+                        Err(e) => {
+                            let message = format!("{e:#}");
+                            let _ = done_tx.send(Err(e));
+                            return Err(anyhow!(message));
                         }
-                    }
+                    };
+                    let clock: &dyn Clock = match &clock {
+                        Some(clock) => clock,
+                        None => &RealClock,
+                    };
+                    serve(method, clock, range, seed, &command_rx, &done_tx)
                 })
                 .with_context(|| format!("starting thread {index} of the {} crew", spec.name))?;
             members.push(Member {

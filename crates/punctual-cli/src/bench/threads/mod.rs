@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::backend::Backend;
 use super::load::LoadKind;
 use super::method::{MethodSpec, SpinCounts};
 use super::methods;
@@ -151,11 +152,12 @@ struct Account {
 
 /// Runs every method's crew in turns.
 pub fn run(options: &ThreadsOptions, context: &RunContext) -> anyhow::Result<ThreadsReport> {
-    let mock = context.mock;
+    let backend = context.backend;
+    let mock = backend.is_mock();
     let crews = options
         .methods
         .iter()
-        .map(|&spec| Crew::start(spec, options.threads, options.range, context.seed, mock))
+        .map(|&spec| Crew::start(spec, options.threads, options.range, context.seed, backend))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut accounts = vec![Account::default(); crews.len()];
     let mut recorders = vec![Recorder::default(); crews.len()];
@@ -164,7 +166,7 @@ pub fn run(options: &ThreadsOptions, context: &RunContext) -> anyhow::Result<Thr
         .as_nanos()
         .div_ceil(SLICE.as_nanos())
         .max(1) as u32;
-    let mut progress = Progress::steps(crews.len(), mock);
+    let mut progress = Progress::steps(crews.len(), backend);
     let mut rounds = vec![Vec::new(); crews.len()];
     // A round is every crew's --duration in turns, as a run of one round is.
     'rounds: for round in 0..options.rounds {
@@ -209,7 +211,7 @@ pub fn run(options: &ThreadsOptions, context: &RunContext) -> anyhow::Result<Thr
         crews.into_iter().zip(accounts).zip(&recorders).zip(rounds)
     {
         let spec = crew.spec;
-        let mut r = result(spec, crew.finish()?, recorder, account, mock);
+        let mut r = result(spec, crew.finish()?, recorder, account, backend);
         if options.rounds > 1 {
             r.over_rounds = OverRounds::of(&rounds, &options.intervals).map(|o| OverRounds {
                 cpu_ns_per_wait: None,
@@ -251,7 +253,7 @@ fn result(
     totals: Vec<crew::ThreadTotals>,
     recorder: &Recorder,
     account: Account,
-    mock: bool,
+    backend: &dyn Backend,
 ) -> ThreadsResult {
     let mut thread_cpu = Duration::ZERO;
     let mut counts: Option<SpinCounts> = None;
@@ -269,7 +271,7 @@ fn result(
         lateness: recorder.summary().lateness,
         wall_ns: account.wall.as_nanos() as u64,
         // A mock run has no process to measure: its threads' virtual CPU stands in.
-        cores: if mock {
+        cores: if backend.is_mock() {
             thread_cores
         } else {
             per_wall(account.process_cpu)

@@ -7,7 +7,8 @@ use std::time::Duration;
 use super::plan::Plan;
 use super::run::ServerArgs;
 use super::{ServerOptions, ServerReport};
-use crate::bench::method::{self, MethodSpec};
+use crate::bench::method::MethodSpec;
+use crate::bench::registry;
 use crate::bench::scale::process;
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
 use crate::cli::{MethodList, ScaleArgs};
@@ -110,7 +111,7 @@ fn workers(args: &ScaleArgs) -> u64 {
 /// The methods with a server part among those `--methods` named; for `all`, every one.
 pub fn methods(list: &MethodList) -> Result<Vec<&'static MethodSpec>, String> {
     let mut methods: Vec<&'static MethodSpec> = if list.all {
-        method::server_methods().collect()
+        registry::server_methods().collect()
     } else {
         list.specs
             .iter()
@@ -120,7 +121,7 @@ pub fn methods(list: &MethodList) -> Result<Vec<&'static MethodSpec>, String> {
                     format!(
                         "`{}` has no server workload (it has: {}, or all)",
                         spec.name,
-                        method::server_names()
+                        registry::server_names()
                     )
                 })
             })
@@ -136,7 +137,7 @@ fn has_server(spec: &MethodSpec) -> bool {
 
 /// The hidden worker side: one method under the server workload, as JSON on stdout.
 pub fn worker(method: &str, args: &ScaleArgs) -> anyhow::Result<()> {
-    let spec = method::find(method)
+    let spec = registry::find(method)
         .filter(|spec| has_server(spec))
         .ok_or_else(|| anyhow::anyhow!("no server workload for `{method}`"))?;
     let measure = spec

@@ -10,12 +10,13 @@ use super::plan::Draw;
 use super::run::{runtime_name, ServerArgs};
 use super::ServerResult;
 use crate::bench::method::ScaleRuntime;
+use crate::bench::methods::mock::profiles;
 use crate::bench::stats::{Recorder, Sample};
 use crate::rng::Rng;
 
 pub fn measure(args: &ServerArgs) -> anyhow::Result<ServerResult> {
     let scale = args.method.scale()?;
-    let p = scale.mock;
+    let p = profiles::scale(args.method.name)?;
     let plan = args.plan;
     let mut draw = Draw::new(args.seed);
     let mut jitter = Rng::new(args.seed ^ args.method.name.len() as u64);

@@ -43,7 +43,7 @@ pub struct ServerOptions {
 
 /// Runs every method under the server workload, each in a worker process.
 pub fn run(options: &ServerOptions, context: &RunContext) -> anyhow::Result<ServerReport> {
-    let mut progress = Progress::steps(options.methods.len(), context.mock);
+    let mut progress = Progress::steps(options.methods.len(), context.backend);
     // The same timeouts for every method.
     let seed = context.seed;
     let mut results = Vec::new();
@@ -55,7 +55,7 @@ pub fn run(options: &ServerOptions, context: &RunContext) -> anyhow::Result<Serv
             workers: options.workers,
             seed,
         };
-        let result = if context.mock {
+        let result = if context.backend.is_mock() {
             mock::measure(&args)?
         } else {
             in_worker_process(&args)?
@@ -139,7 +139,7 @@ pub fn sort(methods: &mut [&'static MethodSpec]) {
         (
             spec.scale
                 .is_some_and(|scale| scale.runtime == ScaleRuntime::MultiThread),
-            crate::bench::method::position(spec),
+            crate::bench::registry::position(spec),
         )
     });
 }

@@ -1,20 +1,58 @@
 //! Stand-ins for every method, on a virtual clock: each wakes late by a fixed,
 //! deterministic pattern shaped like the real method's, so CLI tests see stable output.
-//! Selected by the hidden `--mock-timer` flag; never part of a real run.
+//! [`Mock`] is the [`Backend`] the hidden `--mock-timer` flag selects; never part of a real
+//! run. How each stand-in wakes, the scale mode's too, is in [`profiles`] and nowhere else:
+//! a method's spec says nothing of its mock.
+
+pub mod profiles;
 
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
+
+use crate::bench::backend::Backend;
 use crate::bench::clock::MockClock;
-use crate::bench::method::{SpinCounts, WaitMethod};
+use crate::bench::method::{MethodSpec, SpinCounts, WaitMethod};
+use crate::bench::worker::Measured;
 use crate::rng::Rng;
+
+/// Deterministic stand-ins for every method, each on its measuring thread's virtual clock.
+#[derive(Debug)]
+pub struct Mock;
+
+impl Backend for Mock {
+    fn is_mock(&self) -> bool {
+        true
+    }
+
+    fn thread_clock(&self) -> Option<MockClock> {
+        Some(MockClock::new())
+    }
+
+    fn sync_method(
+        &self,
+        spec: &'static MethodSpec,
+        clock: Option<&MockClock>,
+        thread: u64,
+    ) -> anyhow::Result<Box<dyn Measured>> {
+        spec.sync()?;
+        let clock = clock.context("a stand-in runs on its thread's virtual clock")?;
+        let profile = profiles::sync(spec.name)
+            .with_context(|| format!("`{}` has no stand-in under --mock-timer", spec.name))?;
+        Ok(Box::new(MockMethod::new(
+            spec.name,
+            profile,
+            clock.clone(),
+            thread,
+        )))
+    }
+}
 
 /// How a mock method wakes: `base + U[0, jitter)`, plus `tail` on every `tail_every`-th
 /// wait; its CPU cost is `cpu` plus, for spinning methods, `spin_share` of the wait.
 /// punctual's own sync strategies report their own wake reading, and their caller gets
-/// control back `return_ns` after it, as on a real machine. Each method's [`SyncSpec`]
-/// carries its own.
-///
-/// [`SyncSpec`]: crate::bench::method::SyncSpec
+/// control back `return_ns` after it, as on a real machine. Each method's is in
+/// [`profiles::SYNC`].
 #[derive(Debug, Clone, Copy)]
 pub struct MockProfile {
     base_ns: u64,
