@@ -45,6 +45,13 @@ fn scale_repeat_table() {
 fn scale_repeat_exports() {
     insta::assert_snapshot!("scale_repeat_json", fire("3", &["--export-json", "-"]));
     insta::assert_snapshot!("scale_repeat_csv", fire("3", &["--export-csv", "-"]));
+    let markdown = fire("3", &["--export-markdown", "-"]);
+    assert!(
+        markdown.contains("| 1000 | **async** | 3000 | "),
+        "{markdown}"
+    );
+    assert!(markdown.contains("\\* 3 rounds cannot make an interval 95% sure"));
+    insta::assert_snapshot!("scale_repeat_markdown", markdown);
 }
 
 #[test]
@@ -114,7 +121,7 @@ fn rounds_pair_ours_with_tokio() {
 fn one_round_is_a_run_without_rounds() {
     let plain =
         |extra: &[&str]| stdout_of(&[&["scale", "1,1000", "--mock-timer"][..], extra].concat());
-    for extra in [&[][..], &["--export-csv", "-"]] {
+    for extra in [&[][..], &["--export-csv", "-"], &["--export-markdown", "-"]] {
         assert_eq!(fire("1", extra), plain(extra));
     }
     let json = ["--export-json", "-"];

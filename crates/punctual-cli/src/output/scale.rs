@@ -135,58 +135,58 @@ fn pooled_table(out: &mut String, report: &Report) {
     }
 }
 
+/// The headers of a run of rounds' lateness block after samples, and of its cost block.
+pub const ROUNDS_LATENESS: [&str; 6] = ["p50", "p99", "p99.9", "max", "stall", "early"];
+pub const ROUNDS_COST: [&str; 4] = ["cpu", "drv cpu", "rss", "timer"];
+
+/// A scale row's cells in a run of rounds, under [`ROUNDS_LATENESS`] and [`ROUNDS_COST`]:
+/// each figure over the rounds with its interval, the rest as a run of one round has them.
+pub fn rounds_cells(r: &ScaleResult) -> (Vec<String>, Vec<String>) {
+    let c = cells(r);
+    let over = |figures: &[ScaleFigure]| -> Vec<String> {
+        figures
+            .iter()
+            .map(|&f| scale_rounds::cell(r.over_rounds.as_ref(), f, pooled(&c, f)))
+            .collect()
+    };
+    let mut lateness = over(&LATENESS.map(|(f, _)| f));
+    lateness.extend([c.lateness[4].clone(), c.stall.clone(), c.early.clone()]);
+    let cost = over(&[
+        ScaleFigure::Cpu,
+        ScaleFigure::DriverCpu,
+        ScaleFigure::Rss,
+        ScaleFigure::TimerBytes,
+    ]);
+    (lateness, cost)
+}
+
 /// The blocks of a run of rounds: lateness, then CPU and memory, each figure over the
 /// rounds with its interval.
 fn rounds_blocks(out: &mut String, report: &Report) {
     let lead =
         |timers: &str, name: &str, samples: &str| format!("  {timers:>9} {name:<12} {samples:>8}");
-    let rows = |figures: &[ScaleFigure], rest: &dyn Fn(&ScaleCells) -> Vec<String>| -> Vec<Row> {
-        report
-            .scale
-            .iter()
-            .map(|r| {
-                let c = cells(r);
-                let mut row: Vec<String> = figures
-                    .iter()
-                    .map(|&f| scale_rounds::cell(r.over_rounds.as_ref(), f, pooled(&c, f)))
-                    .collect();
-                row.extend(rest(&c));
-                Row {
-                    lead: lead(&r.timers.to_string(), &name(r), &c.samples),
-                    cells: row,
-                }
-            })
-            .collect()
-    };
+    let header = lead("timers", "method", "samples");
+    let (mut lateness, mut cost) = (Vec::new(), Vec::new());
+    for r in &report.scale {
+        let (l, c) = rounds_cells(r);
+        let lead = lead(
+            &r.timers.to_string(),
+            &name(r),
+            &r.lateness.samples.to_string(),
+        );
+        lateness.push(Row {
+            lead: lead.clone(),
+            cells: l,
+        });
+        cost.push(Row { lead, cells: c });
+    }
     let _ = writeln!(
         out,
         "\nlateness past the deadline over the rounds (lower is better)"
     );
-    let figures: Vec<ScaleFigure> = LATENESS.iter().map(|&(f, _)| f).collect();
-    let mut labels: Vec<&str> = LATENESS.iter().map(|&(_, l)| l).collect();
-    labels.extend(["max", "stall", "early"]);
-    let lateness = rows(&figures, &|c| {
-        vec![c.lateness[4].clone(), c.stall.clone(), c.early.clone()]
-    });
-    scale_rounds::block(
-        out,
-        &lead("timers", "method", "samples"),
-        &labels,
-        &lateness,
-    );
+    scale_rounds::block(out, &header, &ROUNDS_LATENESS, &lateness);
     let _ = writeln!(out, "\nCPU and memory per timer over the rounds");
-    let cost = [
-        ScaleFigure::Cpu,
-        ScaleFigure::DriverCpu,
-        ScaleFigure::Rss,
-        ScaleFigure::TimerBytes,
-    ];
-    scale_rounds::block(
-        out,
-        &lead("timers", "method", "samples"),
-        &["cpu", "drv cpu", "rss", "timer"],
-        &rows(&cost, &|_| Vec::new()),
-    );
+    scale_rounds::block(out, &header, &ROUNDS_COST, &cost);
 }
 
 /// A figure's cell as a run of one round shows it.

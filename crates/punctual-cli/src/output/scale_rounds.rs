@@ -75,20 +75,25 @@ pub fn short_interval<'a>(
 
 /// What the blocks' figures are, and the footnote of a `*`, said under the table.
 pub fn legend<'a>(out: &mut String, over: impl Iterator<Item = &'a ScaleOverRounds> + Clone) {
+    for line in legend_lines(over) {
+        let _ = writeln!(out, "  {line}");
+    }
+}
+
+/// The lines of [`legend`]; none for a run of one round.
+pub fn legend_lines<'a>(over: impl Iterator<Item = &'a ScaleOverRounds> + Clone) -> Vec<String> {
     let Some(confidence) = over
         .clone()
         .find_map(|o| o.p99_ns.or(o.cpu_ns_per_timer).map(|b| b.confidence))
     else {
-        return;
+        return Vec::new();
     };
-    let _ = writeln!(
-        out,
-        "  With rounds (a round is a fresh process of each method, the methods' order alternating), each lateness percentile and byte count is the median over the rounds, CPU the mean over all their timers, each with [its {} confidence interval] from a bootstrap of whole rounds; counts add up every round's; the JSON export has each round.",
+    let mut lines = vec![format!(
+        "With rounds (a round is a fresh process of each method, the methods' order alternating), each lateness percentile and byte count is the median over the rounds, CPU the mean over all their timers, each with [its {} confidence interval] from a bootstrap of whole rounds; counts add up every round's; the JSON export has each round.",
         format::percent(confidence)
-    );
+    )];
     if let Some((rounds, interval)) = short_interval(over) {
-        if let Some(note) = format::reach_note(rounds, &interval) {
-            let _ = writeln!(out, "  {note}.");
-        }
+        lines.extend(format::reach_note(rounds, &interval).map(|note| format!("{note}.")));
     }
+    lines
 }
