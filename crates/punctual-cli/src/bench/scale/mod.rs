@@ -100,7 +100,7 @@ pub fn run(options: &ScaleOptions, context: &RunContext) -> anyhow::Result<Repor
     let mut scale = Vec::new();
     let mut step = 0;
     for &timers in &options.timers {
-        // The same deadlines for every method at this N (and in each round).
+        // The same deadlines for every method at this N within a round (see `round_seed`).
         seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut rounds = vec![Vec::new(); options.methods.len()];
         'rounds: for round in 0..options.repeat {
@@ -346,5 +346,19 @@ fn share(ours: u64, theirs: u64) -> String {
         format!("1/{:.0}", theirs as f64 / ours.max(1) as f64)
     } else {
         format!("{:.1}x", ours as f64 / theirs.max(1) as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_0_is_a_run_of_one_round_and_the_order_alternates() {
+        assert_eq!(round_seed(42, 0), 42);
+        assert_ne!(round_seed(42, 1), round_seed(42, 2));
+        assert_eq!(round_order(3, 0), [0, 1, 2]);
+        assert_eq!(round_order(3, 1), [2, 1, 0]);
+        assert_eq!(round_order(3, 2), [0, 1, 2]);
     }
 }
