@@ -226,6 +226,9 @@ impl BenchArgs {
             methods: self.methods.clone(),
             samples: self.samples,
             rounds: self.rounds,
+            // `bench --repeat` conflicts with `--scale`: the one round it always ran.
+            repeat: 1,
+            confidence: self.confidence,
             export_timers: self.export_timers.clone(),
             run: self.run.clone(),
             export_json: self.export_json.clone(),
@@ -416,6 +419,17 @@ pub struct ScaleArgs {
     /// comes every few seconds) [default: 1].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub rounds: Option<u64>,
+
+    /// Rounds: run every method K times at every N (under --workload server, K times), each
+    /// time in a fresh process, the methods' order alternating from round to round, and
+    /// show each figure as its median over the rounds with a confidence interval (see
+    /// docs/intervals.md), and each of ours against tokio from the rounds they shared.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub repeat: u64,
+
+    /// How sure the intervals of --repeat are, a percentage from 50 up to 100.
+    #[arg(long, value_name = "PERCENT", default_value = "95", requires = "repeat", value_parser = bootstrap::parse_confidence)]
+    pub confidence: f64,
 
     /// Every timer of every round, one CSV row each (method, timers, round, deadline_ns
     /// after the round's first possible deadline, late_ns), to see where a p99 came from: a

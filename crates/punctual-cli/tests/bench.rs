@@ -932,6 +932,10 @@ fn repeat_exports_carry_the_rounds_and_bounds() {
         assert_eq!(line.split(',').count(), header.len(), "{line}");
     }
     insta::assert_snapshot!("bench_repeat_csv", csv);
+    let markdown = mock_bench(&[&args[..], &["--export-markdown", "-"]].concat());
+    assert!(markdown.contains("| method | samples | p50 | p99 | cpu/wait | early |"));
+    assert!(markdown.contains("\\* 3 rounds cannot make an interval 95% sure"));
+    insta::assert_snapshot!("bench_repeat_markdown", markdown);
 }
 
 #[test]

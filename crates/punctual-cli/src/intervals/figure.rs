@@ -86,6 +86,21 @@ pub fn estimate(rounds: &[Round], figure: Figure, settings: &Settings) -> Option
     })
 }
 
+/// The median of one value per round (a round's figure that is neither a percentile of
+/// waits nor CPU per wait: a byte count, say), with its interval from the same bootstrap.
+/// `None` for no values.
+pub fn median_over(values: &[f64], settings: &Settings) -> Option<Estimate> {
+    let value = median(&mut values.to_vec())?;
+    let interval = bootstrap::interval(values.len(), settings, |drawn| {
+        median(&mut drawn.iter().map(|&i| values[i]).collect::<Vec<f64>>())
+    });
+    Some(Estimate {
+        value,
+        rounds: values.len(),
+        interval,
+    })
+}
+
 /// `figure` over the rounds at `drawn` (indices into `rounds`, repeats counted).
 pub fn centre(rounds: &[Round], drawn: &[usize], figure: Figure) -> Option<f64> {
     match figure {
@@ -165,6 +180,18 @@ mod tests {
             (e.value, i.low, i.high, i.reach),
             (1000.0, 1000.0, 1000.0, None)
         );
+    }
+
+    #[test]
+    fn a_median_over_plain_values_has_an_interval_from_two() {
+        let settings = Settings::default();
+        assert_eq!(median_over(&[], &settings), None);
+        let one = median_over(&[96.0], &settings).unwrap();
+        assert_eq!((one.value, one.interval), (96.0, None));
+        let e = median_over(&[96.0, -8.0, 120.0], &settings).unwrap();
+        let i = e.interval.unwrap();
+        assert_eq!((e.value, e.rounds), (96.0, 3));
+        assert!(i.low >= -8.0 && i.high <= 120.0 && i.contains(96.0));
     }
 
     #[test]

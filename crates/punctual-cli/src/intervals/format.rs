@@ -51,6 +51,15 @@ pub fn nanos(estimate: &Estimate) -> String {
     )
 }
 
+/// A byte count with its interval: `120 B [118–124]`, `120 B` for one round.
+pub fn bytes(estimate: &Estimate) -> String {
+    let centre = format!("{:.0} B", estimate.value);
+    match estimate.interval {
+        None => centre,
+        Some(i) => format!("{centre} [{:.0}–{:.0}]{}", i.low, i.high, mark(&i)),
+    }
+}
+
 /// A ratio with its interval: `0.46x [0.41–0.52]`.
 pub fn ratio(estimate: &Estimate) -> String {
     let centre = format!("{}x", times(estimate.value));
@@ -230,6 +239,13 @@ mod tests {
         let e = estimate(1_000.0, Some((10.4, 1_000.0)), None);
         assert_eq!(nanos(&e), "1.00 µs [0.010–1.00]");
         assert_eq!(nanos(&estimate(158_000.0, None, None)), "158 µs");
+    }
+
+    #[test]
+    fn a_byte_cell_is_whole_bytes() {
+        let e = estimate(120.4, Some((-8.0, 124.6)), Some(0.75));
+        assert_eq!(bytes(&e), "120 B [-8–125]*");
+        assert_eq!(bytes(&estimate(96.0, None, None)), "96 B");
     }
 
     #[test]

@@ -28,5 +28,7 @@ pub mod isotonic;
 pub mod paired;
 pub mod permutation;
 mod quantile;
+
+pub use quantile::median;
 #[cfg(test)]
 mod synthetic;

@@ -10,6 +10,7 @@ pub mod plot;
 pub mod progress;
 pub mod rounds_table;
 pub mod scale;
+pub mod scale_rounds;
 pub mod server;
 pub mod stdio;
 pub mod table;

@@ -19,6 +19,14 @@ const FIGURES: [(Figure, &str); 3] = [
     (Figure::Cpu, "cpu/wait"),
 ];
 
+/// The block's figures and their headers, in its order.
+pub const FIGURE_LABELS: [&str; 3] = ["p50", "p99", "cpu/wait"];
+
+/// A result's cells under [`FIGURE_LABELS`].
+pub fn cells(r: &MethodResult) -> Vec<String> {
+    FIGURES.iter().map(|&(figure, _)| cell(r, figure)).collect()
+}
+
 /// A result's cell for `figure`: over the rounds with the interval, or its pooled figure
 /// where the rounds gave none.
 fn cell(r: &MethodResult, figure: Figure) -> String {

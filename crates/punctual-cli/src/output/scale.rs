@@ -3,6 +3,8 @@
 
 use std::fmt::Write;
 
+use super::scale_rounds::{self, Row, LATENESS};
+use crate::bench::scale::repeats::ScaleFigure;
 use crate::bench::scale::{ScaleResult, FIRST_DEADLINE, SPREAD};
 use crate::bench::Report;
 use crate::units::{format_duration, format_nanos};
@@ -51,8 +53,12 @@ pub fn describe(report: &Report) -> String {
         0 => "no load".to_string(),
         n => format!("{n} load threads at {} priority", report.run.load.name()),
     };
+    let repeat = match report.scale.iter().map(|r| r.repeats.len()).max() {
+        Some(k) if k > 1 => format!(", {k} times over, the methods' order alternating"),
+        _ => String::new(),
+    };
     format!(
-        "scale mode: N timers pending at once, deadlines uniform over {} to {} ahead, one tokio current-thread task each, the executor kept busy until the deadlines start; at least {} timers and {} per method and N; each method and N in a process of its own; {load}",
+        "scale mode: N timers pending at once, deadlines uniform over {} to {} ahead, one tokio current-thread task each, the executor kept busy until the deadlines start; at least {} timers and {} per method and N; each method and N in a process of its own{repeat}; {load}",
         format_duration(FIRST_DEADLINE),
         format_duration(FIRST_DEADLINE + SPREAD),
         report.run.samples_per_method.unwrap_or(0),
@@ -66,6 +72,32 @@ pub fn describe(report: &Report) -> String {
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "  {:<16} {}", "run", describe(report));
+    if report.scale.iter().any(|r| r.over_rounds.is_some()) {
+        rounds_blocks(&mut out, report);
+    } else {
+        pooled_table(&mut out, report);
+    }
+    out.push_str("\n  * punctual's own methods. stall: the longest stretch with a timer overdue and none completing; cpu: the whole process while the timers were pending, per timer; drv cpu: the timer thread's (punctual's driver; tokio's wheel runs on the executor), per timer; rss: resident memory grown per pending task, task and timer; timer: the timer's own bytes (punctual: Sleep plus its share of the driver's storage; tokio: its Sleep).\n");
+    scale_rounds::legend(
+        &mut out,
+        report.scale.iter().filter_map(|r| r.over_rounds.as_ref()),
+    );
+    for note in &report.notes {
+        let _ = writeln!(out, "  note: {note}");
+    }
+    out
+}
+
+fn name(r: &ScaleResult) -> String {
+    if r.ours {
+        format!("{} *", r.method)
+    } else {
+        r.method.clone()
+    }
+}
+
+/// The table of a run of one round: every figure from its one process.
+fn pooled_table(out: &mut String, report: &Report) {
     let _ = writeln!(
         out,
         "\nlateness past the deadline (lower is better), CPU and memory per timer"
@@ -89,11 +121,7 @@ pub fn render(report: &Report) -> String {
         "timer"
     );
     for r in &report.scale {
-        let name = if r.ours {
-            format!("{} *", r.method)
-        } else {
-            r.method.clone()
-        };
+        let name = name(r);
         let c = cells(r);
         let _ = write!(out, "  {:>9} {name:<12} {:>8}", r.timers, c.samples);
         for value in &c.lateness {
@@ -105,9 +133,71 @@ pub fn render(report: &Report) -> String {
             c.stall, c.early, c.cpu, c.driver_cpu, c.rss, c.timer_bytes
         );
     }
-    out.push_str("\n  * punctual's own methods. stall: the longest stretch with a timer overdue and none completing; cpu: the whole process while the timers were pending, per timer; drv cpu: the timer thread's (punctual's driver; tokio's wheel runs on the executor), per timer; rss: resident memory grown per pending task, task and timer; timer: the timer's own bytes (punctual: Sleep plus its share of the driver's storage; tokio: its Sleep).\n");
-    for note in &report.notes {
-        let _ = writeln!(out, "  note: {note}");
+}
+
+/// The headers of a run of rounds' lateness block after samples, and of its cost block.
+pub const ROUNDS_LATENESS: [&str; 6] = ["p50", "p99", "p99.9", "max", "stall", "early"];
+pub const ROUNDS_COST: [&str; 4] = ["cpu", "drv cpu", "rss", "timer"];
+
+/// A scale row's cells in a run of rounds, under [`ROUNDS_LATENESS`] and [`ROUNDS_COST`]:
+/// each figure over the rounds with its interval, the rest as a run of one round has them.
+pub fn rounds_cells(r: &ScaleResult) -> (Vec<String>, Vec<String>) {
+    let c = cells(r);
+    let over = |figures: &[ScaleFigure]| -> Vec<String> {
+        figures
+            .iter()
+            .map(|&f| scale_rounds::cell(r.over_rounds.as_ref(), f, pooled(&c, f)))
+            .collect()
+    };
+    let mut lateness = over(&LATENESS.map(|(f, _)| f));
+    lateness.extend([c.lateness[4].clone(), c.stall.clone(), c.early.clone()]);
+    let cost = over(&[
+        ScaleFigure::Cpu,
+        ScaleFigure::DriverCpu,
+        ScaleFigure::Rss,
+        ScaleFigure::TimerBytes,
+    ]);
+    (lateness, cost)
+}
+
+/// The blocks of a run of rounds: lateness, then CPU and memory, each figure over the
+/// rounds with its interval.
+fn rounds_blocks(out: &mut String, report: &Report) {
+    let lead =
+        |timers: &str, name: &str, samples: &str| format!("  {timers:>9} {name:<12} {samples:>8}");
+    let header = lead("timers", "method", "samples");
+    let (mut lateness, mut cost) = (Vec::new(), Vec::new());
+    for r in &report.scale {
+        let (l, c) = rounds_cells(r);
+        let lead = lead(
+            &r.timers.to_string(),
+            &name(r),
+            &r.lateness.samples.to_string(),
+        );
+        lateness.push(Row {
+            lead: lead.clone(),
+            cells: l,
+        });
+        cost.push(Row { lead, cells: c });
     }
-    out
+    let _ = writeln!(
+        out,
+        "\nlateness past the deadline over the rounds (lower is better)"
+    );
+    scale_rounds::block(out, &header, &ROUNDS_LATENESS, &lateness);
+    let _ = writeln!(out, "\nCPU and memory per timer over the rounds");
+    scale_rounds::block(out, &header, &ROUNDS_COST, &cost);
+}
+
+/// A figure's cell as a run of one round shows it.
+fn pooled(c: &ScaleCells, figure: ScaleFigure) -> String {
+    match figure {
+        ScaleFigure::P50 => c.lateness[0].clone(),
+        ScaleFigure::P99 => c.lateness[2].clone(),
+        ScaleFigure::P999 => c.lateness[3].clone(),
+        ScaleFigure::Cpu => c.cpu.clone(),
+        ScaleFigure::DriverCpu => c.driver_cpu.clone(),
+        ScaleFigure::Rss => c.rss.clone(),
+        ScaleFigure::TimerBytes => c.timer_bytes.clone(),
+    }
 }

@@ -4,7 +4,9 @@
 use std::fmt::Write;
 use std::time::Duration;
 
+use super::scale_rounds::{self, Row, LATENESS};
 use super::table::header;
+use crate::bench::scale::repeats::ScaleFigure;
 use crate::bench::scale::server::{ServerReport, ServerResult};
 use crate::units::{format_duration, format_nanos};
 
@@ -14,8 +16,14 @@ fn describe_run(report: &ServerReport) -> String {
         0 => "no load".to_string(),
         n => format!("{n} load threads at {} priority", run.load.name()),
     };
+    let repeat = match report.results.iter().map(|r| r.repeats.len()).max() {
+        Some(k) if k > 1 => {
+            format!(", {k} times over (a fresh process each, the methods' order alternating)")
+        }
+        _ => String::new(),
+    };
     format!(
-        "server workload, {} timeouts pending, then {} registered a second for {} per method; each {}..{} (log-uniform), {:.0}% cancelled before its deadline; {} workers on the multi-thread runtime, {load}",
+        "server workload, {} timeouts pending, then {} registered a second for {} per method{repeat}; each {}..{} (log-uniform), {:.0}% cancelled before its deadline; {} workers on the multi-thread runtime, {load}",
         run.pending,
         run.churn_per_s,
         format_duration(Duration::from_nanos(run.duration_ns)),
@@ -125,11 +133,72 @@ pub fn render(report: &ServerReport) -> String {
         .results
         .iter()
         .for_each(|r| lateness_row(&mut out, r));
+    if report.results.iter().any(|r| r.over_rounds.is_some()) {
+        rounds_block(&mut out, report);
+    }
     out.push_str(FOOTNOTE);
+    scale_rounds::legend(
+        &mut out,
+        report.results.iter().filter_map(|r| r.over_rounds.as_ref()),
+    );
     for note in &report.notes {
         let _ = writeln!(out, "  note: {note}");
     }
     out
+}
+
+/// The figures over the rounds with their intervals: the fired timeouts' lateness, then
+/// the cost per timeout.
+fn rounds_block(out: &mut String, report: &ServerReport) {
+    let lead = |name: &str, runtime: &str| format!("  {name:<12} {runtime:<14}");
+    let rows = |figures: &[ScaleFigure]| -> Vec<Row> {
+        report
+            .results
+            .iter()
+            .map(|r| Row {
+                lead: lead(&name(r), &r.runtime),
+                cells: figures
+                    .iter()
+                    .map(|&f| scale_rounds::cell(r.over_rounds.as_ref(), f, pooled(r, f)))
+                    .collect(),
+            })
+            .collect()
+    };
+    let _ = writeln!(
+        out,
+        "\nover the rounds: fired timeouts' lateness (lower is better)"
+    );
+    let figures: Vec<ScaleFigure> = LATENESS.iter().map(|&(f, _)| f).collect();
+    let labels: Vec<&str> = LATENESS.iter().map(|&(_, l)| l).collect();
+    scale_rounds::block(out, &lead("method", "runtime"), &labels, &rows(&figures));
+    let _ = writeln!(out, "\nover the rounds: cost per timeout (lower is better)");
+    scale_rounds::block(
+        out,
+        &lead("method", "runtime"),
+        &["cpu/timer", "driver", "rss", "counted"],
+        &rows(&[
+            ScaleFigure::Cpu,
+            ScaleFigure::DriverCpu,
+            ScaleFigure::Rss,
+            ScaleFigure::TimerBytes,
+        ]),
+    );
+}
+
+/// A figure's cell as a run of one round shows it.
+fn pooled(r: &ServerResult, figure: ScaleFigure) -> String {
+    let l = &r.lateness;
+    match figure {
+        ScaleFigure::P50 => nanos(Some(l.p50_ns)),
+        ScaleFigure::P99 => nanos(Some(l.p99_ns)),
+        ScaleFigure::P999 => nanos(Some(l.p999_ns)),
+        ScaleFigure::Cpu => nanos(r.cpu_ns_per_timer),
+        ScaleFigure::DriverCpu => nanos(r.driver_cpu_ns_per_timer),
+        ScaleFigure::Rss => r
+            .rss_bytes_per_pending
+            .map_or("-".to_string(), |b| format!("{b} B")),
+        ScaleFigure::TimerBytes => format!("{} B", r.timer_bytes),
+    }
 }
 
 const FOOTNOTE: &str = "

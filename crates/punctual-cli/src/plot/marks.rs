@@ -107,6 +107,33 @@ impl Marks {
         );
     }
 
+    /// An interval as an error bar from `from` to `to` with a cap across each end: a
+    /// `<g class="error-bar">`, so that a page's test can find it.
+    pub fn error_bar(&mut self, from: Pixel, to: Pixel, colour: RGBColor, title: &str) {
+        const CAP: i32 = 5;
+        // The caps run across the bar: horizontal on a vertical bar, vertical on a horizontal.
+        let (cx, cy) = if from.0 == to.0 { (CAP, 0) } else { (0, CAP) };
+        let _ = writeln!(
+            self.layer(),
+            "<g class=\"error-bar\"><title>{}</title><path fill=\"none\" stroke=\"{}\" \
+             stroke-width=\"1.5\" d=\"M {} {} L {} {} M {} {} L {} {} M {} {} L {} {}\"/></g>",
+            escape(title),
+            hex(colour),
+            from.0,
+            from.1,
+            to.0,
+            to.1,
+            from.0 - cx,
+            from.1 - cy,
+            from.0 + cx,
+            from.1 + cy,
+            to.0 - cx,
+            to.1 - cy,
+            to.0 + cx,
+            to.1 + cy,
+        );
+    }
+
     /// `svg` with each panel's placeholder replaced by its data.
     pub fn place(self, mut svg: String) -> anyhow::Result<String> {
         for (i, data) in self.layers.iter().enumerate() {

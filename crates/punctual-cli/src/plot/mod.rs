@@ -9,6 +9,7 @@
 
 pub mod cdf;
 mod marks;
+pub mod rounds;
 pub mod tail;
 
 use anyhow::anyhow;

@@ -16,6 +16,19 @@ pub struct Point {
     pub colour: RGBColor,
     pub figures: Figures,
     pub sweep: Option<Sweep>,
+    /// The intervals of a run of rounds, drawn as error bars through the p99 mark.
+    pub bounds: Option<Bounds>,
+}
+
+/// A point's intervals over rounds, `(low, high)` in nanoseconds, each where the export
+/// has it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Bounds {
+    pub p99_ns: Option<(f64, f64)>,
+    pub cpu_ns_per_wait: Option<(f64, f64)>,
+    /// How sure the intervals are, as a share: the confidence asked, or where the rounds
+    /// are too few for it, the most they support.
+    pub sure: f64,
 }
 
 /// Where a point sits in a sweep.
@@ -127,6 +140,37 @@ pub fn draw(
             point.colour,
             &f.describe(&point.name),
         );
+        if let Some(bounds) = point.bounds {
+            let p99 = f.p99_ns as f64;
+            let cpu = f.cpu_ns_per_wait as f64;
+            let sure = crate::intervals::format::percent(bounds.sure);
+            if let Some((low, high)) = bounds.p99_ns {
+                marks.error_bar(
+                    chart.backend_coord(&(cpu, low.max(1.0))),
+                    chart.backend_coord(&(cpu, high.max(1.0))),
+                    point.colour,
+                    &format!(
+                        "{}: p99 interval {}–{}, {sure} sure",
+                        point.name,
+                        format_nanos(low),
+                        format_nanos(high)
+                    ),
+                );
+            }
+            if let Some((low, high)) = bounds.cpu_ns_per_wait {
+                marks.error_bar(
+                    chart.backend_coord(&(low, p99.max(1.0))),
+                    chart.backend_coord(&(high, p99.max(1.0))),
+                    point.colour,
+                    &format!(
+                        "{}: CPU per wait interval {}–{}, {sure} sure",
+                        point.name,
+                        format_nanos(low),
+                        format_nanos(high)
+                    ),
+                );
+            }
+        }
         let colour = point.colour;
         chart
             .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())?

@@ -14,7 +14,27 @@ pub fn of_wait(rows: &[&Row], frontier: bool, width: Width, about: &str) -> anyh
         distributions(rows, width, about)?,
         tail(rows, frontier, width, about)?,
     );
-    Ok(if frontier { tail + &cdf } else { cdf + &tail })
+    let rounds = over_rounds(rows, width, about)?;
+    Ok(if frontier {
+        tail + &rounds + &cdf
+    } else {
+        cdf + &tail + &rounds
+    })
+}
+
+/// The rows' p50 and p99 over the rounds with their intervals; nothing for a run of one
+/// round, which has none.
+fn over_rounds(rows: &[&Row], width: Width, about: &str) -> anyhow::Result<String> {
+    let Some(svg) = plots::over_rounds(rows, width)? else {
+        return Ok(String::new());
+    };
+    let mut out = String::from("<h3>Over the rounds</h3>\n");
+    out.push_str(&figure(
+        &svg,
+        &format!("p50 and p99 over the rounds with their intervals, {about}"),
+        "Each method's p50 (small dot) and p99 (large dot), the median over the rounds, on an error bar from its confidence interval's low end to its high end (log axis): bars that do not overlap tell the methods apart. Hover a dot for its figure and interval, as the table gives it.",
+    ));
+    Ok(out)
 }
 
 fn distributions(rows: &[&Row], width: Width, about: &str) -> anyhow::Result<String> {

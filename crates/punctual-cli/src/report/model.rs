@@ -3,6 +3,8 @@
 //! wait. This is a view, not a second schema: the export is read as the structs the bench
 //! writes ([`AnyExport`]), and turned into rows here.
 
+use crate::bench::rounds::OverRounds;
+use crate::intervals::bootstrap::Settings;
 use crate::intervals::figure::Round;
 use anyhow::bail;
 use serde::Serialize;
@@ -123,6 +125,10 @@ pub struct Row {
     pub lateness_percentiles: Vec<PercentilePoint>,
     /// Each round's figures, for a run of rounds (`--repeat`); empty otherwise.
     pub rounds: Vec<Round>,
+    /// The figures over the rounds with their intervals, where the export has them: a wait
+    /// table's, a threads or a scale run's rows carry them, a frontier run's adaptive
+    /// methods' are read from their rounds at the run's confidence (as the table did).
+    pub over_rounds: Option<OverRounds>,
 }
 
 impl Row {
@@ -146,6 +152,7 @@ impl Row {
             note: None,
             lateness_percentiles: Vec::new(),
             rounds: Vec::new(),
+            over_rounds: None,
         }
     }
 }
@@ -194,6 +201,7 @@ impl Export {
                 note: r.note.clone(),
                 lateness_percentiles: r.lateness_percentiles.clone(),
                 rounds: r.rounds.clone(),
+                over_rounds: r.over_rounds,
                 ..Row::new(&r.method, r.ours, r.wait_ns, r.summary.lateness)
             })
             .collect();
@@ -203,6 +211,13 @@ impl Export {
             driver_cpu_ns_per_timer: r.driver_cpu_ns_per_timer,
             longest_stall_ns: Some(r.stalls.longest_stall_ns),
             lateness_percentiles: r.lateness_percentiles.clone(),
+            over_rounds: r.over_rounds.map(|o| OverRounds {
+                rounds: o.rounds,
+                p50_ns: o.p50_ns,
+                p99_ns: o.p99_ns,
+                p999_ns: o.p999_ns,
+                cpu_ns_per_wait: o.cpu_ns_per_timer,
+            }),
             ..Row::new(&r.method, r.ours, 0, r.lateness)
         }));
         Export {
@@ -224,6 +239,13 @@ impl Export {
         run.warmup = Some(info.warmup);
         run.interrupted = info.interrupted;
         run.waits = info.waits.clone();
+        let confidence = report
+            .placements
+            .iter()
+            .find_map(|p| p.fit.as_ref()?.p99_to_fit.map(|b| b.confidence));
+        let settings = confidence
+            .and_then(|c| Settings::new(c).ok())
+            .unwrap_or_default();
         let points = report
             .points
             .iter()
@@ -236,6 +258,9 @@ impl Export {
                 cpu_share: p.cpu_share,
                 lateness_percentiles: p.lateness_percentiles.clone(),
                 rounds: p.rounds.clone(),
+                over_rounds: matches!(p.family, Family::Hybrid | Family::AsyncSpin)
+                    .then(|| OverRounds::of(&p.rounds, &settings))
+                    .flatten(),
                 ..Row::new(&p.label, p.ours, p.wait_ns, p.summary.lateness)
             })
             .collect();
@@ -276,6 +301,7 @@ impl Export {
                     cpu_share: r.thread_cores,
                     cores: Some(r.cores),
                     lateness_percentiles: r.lateness_percentiles.clone(),
+                    over_rounds: r.over_rounds,
                     ..Row::new(&r.method, r.ours, 0, r.lateness)
                 }
             })

@@ -7,7 +7,8 @@ use plotters::style::RGBColor;
 use super::model::Row;
 use super::sections::name;
 use crate::bench::frontier::plot as frontier;
-use crate::plot::{self, cdf, tail, Figures};
+use crate::intervals::format;
+use crate::plot::{self, cdf, rounds, tail, Figures};
 
 const WIDTH: u32 = 1100;
 const HEIGHT: u32 = 440;
@@ -30,6 +31,18 @@ impl Width {
             Width::Half => WIDTH * 3 / 5,
         }
     }
+}
+
+/// A row's p99 and CPU intervals, where it has them.
+fn bounds(row: &Row) -> Option<tail::Bounds> {
+    let over = row.over_rounds?;
+    let ends = |b: Option<crate::bench::rounds::Bounded>| b.map(|b| (b.low, b.high));
+    let any = over.p99_ns.or(over.cpu_ns_per_wait)?;
+    Some(tail::Bounds {
+        p99_ns: ends(over.p99_ns),
+        cpu_ns_per_wait: ends(over.cpu_ns_per_wait),
+        sure: any.reach.unwrap_or(any.confidence),
+    })
 }
 
 fn figures(row: &Row) -> Figures {
@@ -90,20 +103,27 @@ pub fn cdf(rows: &[&Row], width: Width) -> anyhow::Result<Option<String>> {
 pub fn tail(rows: &[&Row], width: Width) -> anyhow::Result<Option<String>> {
     let points: Vec<tail::Point> = coloured(rows)
         .into_iter()
-        .map(|(row, colour)| match row.family {
-            Some(family) => frontier::point(
-                family,
-                &name(row),
-                row.setting_ns,
-                row.default,
-                figures(row),
-            ),
-            None => tail::Point {
-                name: name(row),
-                colour,
-                figures: figures(row),
-                sweep: None,
-            },
+        .map(|(row, colour)| {
+            let point = match row.family {
+                Some(family) => frontier::point(
+                    family,
+                    &name(row),
+                    row.setting_ns,
+                    row.default,
+                    figures(row),
+                ),
+                None => tail::Point {
+                    name: name(row),
+                    colour,
+                    figures: figures(row),
+                    sweep: None,
+                    bounds: None,
+                },
+            };
+            tail::Point {
+                bounds: bounds(row),
+                ..point
+            }
         })
         .collect();
     if points.is_empty() {
@@ -111,6 +131,43 @@ pub fn tail(rows: &[&Row], width: Width) -> anyhow::Result<Option<String>> {
     }
     plot::svg(width.pixels(), HEIGHT, 1, |_, panel, marks| {
         tail::draw(panel, None, &points, marks)
+    })
+    .map(Some)
+}
+
+/// Each row's p50 and p99 over the rounds with their intervals; `None` when no row has an
+/// interval (a run of one round).
+pub fn over_rounds(rows: &[&Row], width: Width) -> anyhow::Result<Option<String>> {
+    let methods: Vec<rounds::Method> = coloured(rows)
+        .into_iter()
+        .filter_map(|(row, colour)| {
+            let over = row.over_rounds?;
+            let bar = |b: Option<crate::bench::rounds::Bounded>| {
+                b.map(|b| {
+                    (
+                        rounds::Bar {
+                            value: b.value,
+                            low: b.low,
+                            high: b.high,
+                        },
+                        format::nanos(&b.estimate(over.rounds)),
+                    )
+                })
+            };
+            let (p50, p99) = (bar(over.p50_ns), bar(over.p99_ns));
+            (p50.is_some() || p99.is_some()).then(|| rounds::Method {
+                name: name(row),
+                colour,
+                p50,
+                p99,
+            })
+        })
+        .collect();
+    if methods.is_empty() {
+        return Ok(None);
+    }
+    plot::svg(width.pixels(), HEIGHT, 1, |_, panel, marks| {
+        rounds::draw(panel, &methods, marks)
     })
     .map(Some)
 }

@@ -98,6 +98,7 @@ pub fn point(
             line: line.to_string(),
             setting: setting_ns.map_or(String::new(), setting),
         }),
+        bounds: None,
     }
 }
 

@@ -12,6 +12,7 @@ use crate::bench::session::{self, BenchMode, Outputs, RunContext};
 use crate::bench::Report;
 use crate::cli::{BenchArgs, MethodList, ScaleArgs, Workload};
 use crate::export;
+use crate::intervals::bootstrap::Settings;
 use crate::output::stdio;
 use crate::usage;
 
@@ -77,6 +78,12 @@ pub fn command(args: &ScaleArgs, command: &[String]) -> anyhow::Result<ExitCode>
         ..Outputs::default()
     };
     usage::check_run(&args.run, outputs, args.export_timers.as_deref());
+    if args.repeat > 1 && args.export_timers.is_some() {
+        usage::error(
+            clap::error::ErrorKind::ArgumentConflict,
+            "--export-timers takes a run of one round: its rows number the rounds of N inside one process, which --repeat would repeat".to_string(),
+        );
+    }
     let methods = methods(&args.methods)
         .unwrap_or_else(|message| usage::error(clap::error::ErrorKind::ValueValidation, message));
     let mode = ScaleOptions {
@@ -85,8 +92,16 @@ pub fn command(args: &ScaleArgs, command: &[String]) -> anyhow::Result<ExitCode>
         samples: args.samples.unwrap_or(DEFAULT_SAMPLES),
         rounds: args.rounds.unwrap_or(1),
         export_timers: args.export_timers.clone(),
+        repeat: args.repeat,
+        intervals: intervals(args),
     };
     session::execute(&mode, &args.run, outputs, command)
+}
+
+/// The intervals of `--repeat`, at `--confidence`.
+pub fn intervals(args: &ScaleArgs) -> Settings {
+    Settings::new(args.confidence)
+        .unwrap_or_else(|message| usage::error(clap::error::ErrorKind::ValueValidation, message))
 }
 
 /// Timers per method and N the scale mode measures at least, unless `--samples` says.

@@ -77,5 +77,7 @@ pub fn measure(args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
         allocator: None,
         scheduling: p.scheduling.map(str::to_string),
         lateness_percentiles: percentiles(all.recorder.histogram()),
+        repeats: Vec::new(),
+        over_rounds: None,
     })
 }

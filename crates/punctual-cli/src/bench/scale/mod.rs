@@ -4,12 +4,16 @@
 //!
 //! Each method at each N runs in a fresh process of this binary (`--scale-worker`), so
 //! its resident memory grows from a clean start and its CPU time is its own; the methods
-//! take turns at each N. The worker prints its [`ScaleResult`] as JSON.
+//! take turns at each N. The worker prints its [`ScaleResult`] as JSON. With `--repeat K`
+//! every method runs K times at each N, a fresh process each time, the methods' order
+//! alternating from round to round ([`repeats`], [`pool`]).
 
 pub mod command;
 mod floor;
 pub mod mock;
+pub mod pool;
 pub mod process;
+pub mod repeats;
 mod report;
 mod rounds;
 pub mod server;
@@ -26,6 +30,8 @@ use super::method::MethodSpec;
 use super::methods;
 use super::session::RunContext;
 use super::{Report, RunInfo, RunMode};
+use crate::intervals::bootstrap::Settings;
+use crate::intervals::format;
 use crate::output::file::OutputFile;
 use crate::output::progress::Progress;
 use crate::units::format_nanos;
@@ -51,6 +57,27 @@ pub struct ScaleOptions {
     pub rounds: u64,
     /// `--export-timers`: every timer's row to this file.
     pub export_timers: Option<PathBuf>,
+    /// Rounds of fresh processes of every method at every N (`--repeat`); 1 for a run as
+    /// it always was.
+    pub repeat: u64,
+    /// How the intervals over rounds are computed.
+    pub intervals: Settings,
+}
+
+/// Round `round`'s seed from the N's: round 0 draws the deadlines a run of one round
+/// draws, each later round its own.
+pub fn round_seed(seed: u64, round: u64) -> u64 {
+    seed.wrapping_add(round.wrapping_mul(0xD1B5_4A32_D192_ED03))
+}
+
+/// The order of the methods (indices) in round `round`: as the table lists them, then
+/// reversed, and so on, so that no method always runs first or last after another.
+pub fn round_order(methods: usize, round: u64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..methods).collect();
+    if round % 2 == 1 {
+        order.reverse();
+    }
+    order
 }
 
 /// Runs the scale mode: every method at every N, each in a worker process.
@@ -66,48 +93,67 @@ pub fn run(options: &ScaleOptions, context: &RunContext) -> anyhow::Result<Repor
         rounds::TimerRows::create(rows.path())?;
     }
     let mut progress = Progress::steps(
-        options.timers.len() * options.methods.len(),
+        options.timers.len() * options.methods.len() * options.repeat as usize,
         context.backend,
     );
     let mut seed = context.seed;
     let mut scale = Vec::new();
-    let mut overran = Vec::new();
     let mut step = 0;
     for &timers in &options.timers {
-        // The same deadlines for every method at this N.
+        // The same deadlines for every method at this N within a round (see `round_seed`).
         seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        for spec in &options.methods {
-            progress.label(format!("{timers} timers · {}", spec.name));
-            let args = worker::WorkerArgs {
-                method: spec,
-                timers,
-                samples: options.samples,
-                rounds: options.rounds,
-                seed,
-                export_timers: rows.as_ref().map(|r| r.path().to_path_buf()),
-            };
-            let result = if context.backend.is_mock() {
-                mock::measure(&args)?
-            } else {
-                process::in_worker_process(&args)?
-            };
-            if result.setup_overran > 0 {
-                overran.push(format!(
-                    "{} at {timers} timers: setting up {} of {} rounds ran past the first deadline, which then woke late",
-                    spec.name, result.setup_overran, result.rounds
-                ));
-            }
-            scale.push(result);
-            progress.advance(step, 1.0);
-            step += 1;
-            if context.interrupted() {
-                break;
+        let mut rounds = vec![Vec::new(); options.methods.len()];
+        'rounds: for round in 0..options.repeat {
+            for i in round_order(options.methods.len(), round) {
+                let spec = options.methods[i];
+                progress.label(match options.repeat {
+                    1 => format!("{timers} timers · {}", spec.name),
+                    k => format!(
+                        "{timers} timers · round {} of {k} · {}",
+                        round + 1,
+                        spec.name
+                    ),
+                });
+                let args = worker::WorkerArgs {
+                    method: spec,
+                    timers,
+                    samples: options.samples,
+                    rounds: options.rounds,
+                    seed: round_seed(seed, round),
+                    export_timers: rows.as_ref().map(|r| r.path().to_path_buf()),
+                };
+                let result = if context.backend.is_mock() {
+                    mock::measure(&args)?
+                } else {
+                    process::in_worker_process(&args)?
+                };
+                rounds[i].push(result);
+                progress.advance(step, 1.0);
+                step += 1;
+                if context.interrupted() {
+                    break 'rounds;
+                }
             }
         }
+        scale.extend(
+            rounds
+                .into_iter()
+                .filter_map(|rounds| pool::scale(rounds, &options.intervals)),
+        );
         if context.interrupted() {
             break;
         }
     }
+    let overran: Vec<String> = scale
+        .iter()
+        .filter(|r| r.setup_overran > 0)
+        .map(|r| {
+            format!(
+                "{} at {} timers: setting up {} of {} rounds ran past the first deadline, which then woke late",
+                r.method, r.timers, r.setup_overran, r.rounds
+            )
+        })
+        .collect();
     progress.finish();
     if let Some(rows) = rows {
         rows.finish()?;
@@ -133,6 +179,7 @@ pub fn run(options: &ScaleOptions, context: &RunContext) -> anyhow::Result<Repor
         }
     }
     notes.extend(comparisons(&scale));
+    notes.extend(paired(&scale, &options.intervals));
     Ok(Report {
         schema_version: crate::export::SCHEMA_VERSION,
         environment: context.environment.clone(),
@@ -234,6 +281,39 @@ fn comparisons(scale: &[ScaleResult]) -> Vec<String> {
     lines
 }
 
+/// With rounds, each of ours against its peer at each N, from the rounds they shared: the
+/// tokio method on the same runtime, or tokio.
+fn paired(scale: &[ScaleResult], settings: &Settings) -> Vec<String> {
+    let runtime = |name: &str| {
+        super::registry::find(name)
+            .and_then(|s| s.scale)
+            .map(|s| s.runtime)
+    };
+    let mut lines = Vec::new();
+    for r in scale.iter().filter(|r| r.ours && !r.repeats.is_empty()) {
+        let at_n = || scale.iter().filter(|p| p.timers == r.timers && !p.ours);
+        let Some(peer) = at_n()
+            .find(|p| runtime(&p.method) == runtime(&r.method))
+            .or_else(|| at_n().find(|p| p.method == BASELINE.name))
+        else {
+            continue;
+        };
+        let ratios = repeats::ratios(&r.repeats, &peer.repeats, settings);
+        if !ratios.is_empty() {
+            lines.push(format::comparison(
+                &r.method,
+                &peer.method,
+                &match r.timers {
+                    1 => "1 timer".to_string(),
+                    n => format!("{n} timers"),
+                },
+                &ratios,
+            ));
+        }
+    }
+    lines
+}
+
 /// Why a p99 may have grown with N: the stalls of the run, and whose they were.
 fn stalled(r: &ScaleResult) -> String {
     let longest = r.stalls.longest_stall_ns;
@@ -266,5 +346,19 @@ fn share(ours: u64, theirs: u64) -> String {
         format!("1/{:.0}", theirs as f64 / ours.max(1) as f64)
     } else {
         format!("{:.1}x", ours as f64 / theirs.max(1) as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_0_is_a_run_of_one_round_and_the_order_alternates() {
+        assert_eq!(round_seed(42, 0), 42);
+        assert_ne!(round_seed(42, 1), round_seed(42, 2));
+        assert_eq!(round_order(3, 0), [0, 1, 2]);
+        assert_eq!(round_order(3, 1), [2, 1, 0]);
+        assert_eq!(round_order(3, 2), [0, 1, 2]);
     }
 }

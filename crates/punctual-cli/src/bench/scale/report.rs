@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::repeats::{ScaleOverRounds, ScaleRound};
 use super::stall;
 use crate::bench::stats::Lateness;
 use crate::export::json::PercentilePoint;
@@ -63,6 +64,14 @@ pub struct ScaleResult {
     /// results carry them.
     #[serde(default)]
     pub lateness_percentiles: Vec<PercentilePoint>,
+    /// Each round's figures, in the order measured (`--repeat K`, K from 2; absent for one
+    /// round): a round is one fresh process of this method at this N. The figures above
+    /// are then pooled over the rounds (see `docs/export.md`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeats: Vec<ScaleRound>,
+    /// The figures over the rounds with their intervals (with `repeats` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_rounds: Option<ScaleOverRounds>,
 }
 
 /// One round of N timers.

@@ -149,6 +149,8 @@ pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<Sca
         allocator: None,
         scheduling: describe_scheduling(executor_scheduling, timer.driver_scheduling()),
         lateness_percentiles: percentiles(all.recorder.histogram()),
+        repeats: Vec::new(),
+        over_rounds: None,
     })
 }
 

@@ -85,6 +85,8 @@ pub fn command(args: &ScaleArgs, command: &[String]) -> anyhow::Result<ExitCode>
         methods,
         plan,
         workers: workers(args),
+        repeat: args.repeat,
+        intervals: super::super::command::intervals(args),
     };
     session::execute(&mode, &args.run, outputs, command)
 }

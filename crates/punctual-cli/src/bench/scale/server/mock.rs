@@ -88,5 +88,7 @@ pub fn measure(args: &ServerArgs) -> anyhow::Result<ServerResult> {
         registration_lag_final_ns: registration_lag_final,
         cancel_lag_max_ns: cancel_lag_max,
         cancel_lag_final_ns: cancel_lag_final,
+        repeats: Vec::new(),
+        over_rounds: None,
     })
 }

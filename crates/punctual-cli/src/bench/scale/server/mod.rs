@@ -23,10 +23,12 @@ mod task;
 
 pub use report::{ServerReport, ServerResult, ServerRun};
 
-use super::process;
+use super::{pool, process, repeats, round_order, round_seed};
 use crate::bench::method::{MethodSpec, ScaleRuntime};
 use crate::bench::session::RunContext;
 use crate::bench::RunMode;
+use crate::intervals::bootstrap::Settings;
+use crate::intervals::format;
 use crate::output::progress::Progress;
 use plan::Plan;
 use run::ServerArgs;
@@ -39,36 +41,59 @@ pub struct ServerOptions {
     pub plan: Plan,
     /// Workers of the multi-thread runtime.
     pub workers: u64,
+    /// Rounds of a fresh process of every method (`--repeat`); 1 for a run as it always was.
+    pub repeat: u64,
+    /// How the intervals over rounds are computed.
+    pub intervals: Settings,
 }
 
 /// Runs every method under the server workload, each in a worker process.
 pub fn run(options: &ServerOptions, context: &RunContext) -> anyhow::Result<ServerReport> {
-    let mut progress = Progress::steps(options.methods.len(), context.backend);
-    // The same timeouts for every method.
-    let seed = context.seed;
-    let mut results = Vec::new();
-    for (step, spec) in options.methods.iter().enumerate() {
-        progress.label(format!("server workload · {}", spec.name));
-        let args = ServerArgs {
-            method: spec,
-            plan: options.plan,
-            workers: options.workers,
-            seed,
-        };
-        let result = if context.backend.is_mock() {
-            mock::measure(&args)?
-        } else {
-            in_worker_process(&args)?
-        };
-        results.push(result);
-        progress.advance(step, 1.0);
-        if context.interrupted() {
-            break;
+    let mut progress = Progress::steps(
+        options.methods.len() * options.repeat as usize,
+        context.backend,
+    );
+    let mut rounds = vec![Vec::new(); options.methods.len()];
+    let mut step = 0;
+    'rounds: for round in 0..options.repeat {
+        for i in round_order(options.methods.len(), round) {
+            let spec = options.methods[i];
+            progress.label(match options.repeat {
+                1 => format!("server workload · {}", spec.name),
+                k => format!(
+                    "server workload · round {} of {k} · {}",
+                    round + 1,
+                    spec.name
+                ),
+            });
+            // The same timeouts for every method in a round.
+            let args = ServerArgs {
+                method: spec,
+                plan: options.plan,
+                workers: options.workers,
+                seed: round_seed(context.seed, round),
+            };
+            let result = if context.backend.is_mock() {
+                mock::measure(&args)?
+            } else {
+                in_worker_process(&args)?
+            };
+            rounds[i].push(result);
+            progress.advance(step, 1.0);
+            step += 1;
+            if context.interrupted() {
+                break 'rounds;
+            }
         }
     }
+    let results: Vec<ServerResult> = rounds
+        .into_iter()
+        .filter_map(|rounds| pool::server(rounds, &options.intervals))
+        .collect();
     progress.finish();
     let mut notes = context.notes();
     notes.extend(caveats(&results));
+    notes.extend(paired(&results, &options.intervals));
     Ok(ServerReport {
         schema_version: crate::export::SCHEMA_VERSION,
         environment: context.environment.clone(),
@@ -106,6 +131,29 @@ fn caveats(results: &[ServerResult]) -> Vec<String> {
         );
     }
     notes
+}
+
+/// With rounds, each of ours against the tokio method on the same runtime, from the rounds
+/// they shared.
+fn paired(results: &[ServerResult], settings: &Settings) -> Vec<String> {
+    let mut lines = Vec::new();
+    for r in results.iter().filter(|r| r.ours && !r.repeats.is_empty()) {
+        let Some(peer) = results.iter().find(|p| !p.ours && p.runtime == r.runtime) else {
+            continue;
+        };
+        let ratios = repeats::ratios(&r.repeats, &peer.repeats, settings);
+        if !ratios.is_empty() {
+            let figures: Vec<String> = ratios.iter().map(format::figure_ratio).collect();
+            lines.push(format!(
+                "{} vs {} on the {} runtime: {}",
+                r.method,
+                peer.method,
+                r.runtime,
+                figures.join(", ")
+            ));
+        }
+    }
+    lines
 }
 
 /// Runs one method in a fresh process of this binary and reads its result.

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::bench::load::LoadKind;
+use crate::bench::scale::repeats::{ScaleOverRounds, ScaleRound};
 use crate::bench::stats::Lateness;
 use crate::bench::RunMode;
 use crate::environment::Environment;
@@ -110,4 +111,12 @@ pub struct ServerResult {
     pub cancel_lag_max_ns: u64,
     /// The lag of the last cancellation before the churn ended.
     pub cancel_lag_final_ns: u64,
+    /// Each round's figures, in the order measured (`--repeat K`, K from 2; absent for one
+    /// round): a round is one fresh process of this method. The figures above are then
+    /// pooled over the rounds (see `docs/export.md`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeats: Vec<ScaleRound>,
+    /// The figures over the rounds with their intervals (with `repeats` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_rounds: Option<ScaleOverRounds>,
 }

@@ -173,6 +173,8 @@ fn summarise(args: &ServerArgs, shared: &Shared, pacing: &Pacing) -> ServerResul
         registration_lag_final_ns,
         cancel_lag_max_ns: cancel_lag_max,
         cancel_lag_final_ns,
+        repeats: Vec::new(),
+        over_rounds: None,
     }
 }
 
