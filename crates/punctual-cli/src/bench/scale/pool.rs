@@ -84,6 +84,7 @@ pub fn server(mut rounds: Vec<ServerResult>, settings: &Settings) -> Option<Serv
         lateness: lateness(rounds.iter().map(|r| r.lateness)),
         cpu_ns_per_timer: mean(rounds.iter().map(|r| r.cpu_ns_per_timer), &weights),
         driver_cpu_ns_per_timer: mean(rounds.iter().map(|r| r.driver_cpu_ns_per_timer), &weights),
+        driver_sleeps: driver_sleeps(&rounds),
         pending_peak: mid(|r| r.pending_peak),
         rss_bytes_per_pending: middle_i64(rounds.iter().filter_map(|r| r.rss_bytes_per_pending)),
         timer_bytes: mid(|r| r.timer_bytes),
@@ -193,6 +194,17 @@ fn percentiles<'a>(rounds: impl Iterator<Item = &'a [PercentilePoint]>) -> Vec<P
             .unwrap_or(point.lateness_ns),
         })
         .collect()
+}
+
+/// The rounds' driver sleeps a second, averaged (every round's churn is as long).
+fn driver_sleeps(rounds: &[ServerResult]) -> Option<crate::bench::scale::server::DriverSleeps> {
+    let all: Option<Vec<_>> = rounds.iter().map(|r| r.driver_sleeps).collect();
+    let all = all.filter(|all| !all.is_empty())?;
+    let n = all.len() as f64;
+    Some(crate::bench::scale::server::DriverSleeps {
+        per_s: all.iter().map(|d| d.per_s).sum::<f64>() / n,
+        interrupted_per_s: all.iter().map(|d| d.interrupted_per_s).sum::<f64>() / n,
+    })
 }
 
 #[cfg(test)]

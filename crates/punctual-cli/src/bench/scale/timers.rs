@@ -31,6 +31,14 @@ pub trait ScaleTimer: Clone + Send + Sync + 'static {
         None
     }
 
+    /// How often the timer's own driver threads went to sleep natively, and how many of
+    /// those sleeps a registration cut short, so far (summed over its drivers); `None`
+    /// where it has no thread of its own.
+    fn driver_sleeps(&self) -> Option<(u64, u64)> {
+        self.driver_stats()
+            .map(|stats| (stats.waits, stats.interrupts))
+    }
+
     /// The real-time priority to run the executor's thread at while deadlines run, if any.
     fn executor_priority(&self) -> Option<i32> {
         None
@@ -145,6 +153,15 @@ impl ScaleTimer for PerWorkerTimer {
     /// All the drivers' threads together.
     fn driver_cpu(&self) -> Option<Duration> {
         self.drivers.iter().map(Driver::cpu_time).sum()
+    }
+
+    fn driver_sleeps(&self) -> Option<(u64, u64)> {
+        Some(
+            self.drivers
+                .iter()
+                .map(Driver::stats)
+                .fold((0, 0), |(w, i), s| (w + s.waits, i + s.interrupts)),
+        )
     }
 
     fn timer_bytes(&self) -> u64 {

@@ -81,6 +81,8 @@ pub fn measure(args: &ServerArgs) -> anyhow::Result<ServerResult> {
         lateness: lateness.summary().lateness,
         cpu_ns_per_timer: Some(p.cpu_ns),
         driver_cpu_ns_per_timer: p.driver_cpu_ns,
+        // The stand-ins have no driver thread to count.
+        driver_sleeps: None,
         pending_peak: plan.pending,
         rss_bytes_per_pending: (plan.pending > 0).then_some(p.rss_bytes),
         timer_bytes: p.timer_bytes,

@@ -21,7 +21,7 @@ mod report;
 pub mod run;
 mod task;
 
-pub use report::{ServerReport, ServerResult, ServerRun};
+pub use report::{DriverSleeps, ServerReport, ServerResult, ServerRun};
 
 use super::{pool, process, repeats, round_order, round_seed};
 use crate::bench::method::{MethodSpec, ScaleRuntime};
@@ -92,7 +92,7 @@ pub fn run(options: &ServerOptions, context: &RunContext) -> anyhow::Result<Serv
         .collect();
     progress.finish();
     let mut notes = context.notes();
-    notes.extend(caveats(&results));
+    notes.extend(caveats(&results, options.plan.churn_per_s));
     notes.extend(paired(&results, &options.intervals));
     Ok(ServerReport {
         schema_version: crate::export::SCHEMA_VERSION,
@@ -117,7 +117,7 @@ pub fn run(options: &ServerOptions, context: &RunContext) -> anyhow::Result<Serv
 }
 
 /// What the figures leave out, said once beside them.
-fn caveats(results: &[ServerResult]) -> Vec<String> {
+fn caveats(results: &[ServerResult], churn_per_s: u64) -> Vec<String> {
     let mut notes = vec![
         format!(
             "registration and cancellation lags include the pacer's step of {}: the pacer thread spawns each timeout's task when due and aborts it when its cancellation is",
@@ -125,6 +125,27 @@ fn caveats(results: &[ServerResult]) -> Vec<String> {
         ),
         "lock waits: not reported, as neither timer exposes them".to_string(),
     ];
+    // Each native sleep of a driver thread is an OS wait and a wake-up; how often they
+    // happen, beside the driver's CPU, says what that CPU goes on.
+    for r in results {
+        if let (Some(sleeps), Some(cpu_ns)) = (r.driver_sleeps, r.driver_cpu_ns_per_timer) {
+            // The driver's CPU a second, over its sleeps a second: what one sleep and the
+            // work of the wake-up after it cost.
+            let per_sleep_ns =
+                (sleeps.per_s >= 1.0).then(|| cpu_ns as f64 * churn_per_s as f64 / sleeps.per_s);
+            notes.push(format!(
+                "{} ({}): its driver threads slept natively {:.0} times a second during the churn, {:.0} of them cut short by a registration due sooner; {} of driver CPU per sleep and wake-up",
+                r.method,
+                r.runtime,
+                sleeps.per_s,
+                sleeps.interrupted_per_s,
+                per_sleep_ns.map_or_else(
+                    || "-".to_string(),
+                    |ns| crate::units::format_duration(std::time::Duration::from_nanos(ns as u64))
+                ),
+            ));
+        }
+    }
     if results.iter().any(|r| !r.ours) {
         notes.push(
             "tokio's timer has no thread of its own: its wheel runs on the runtime's workers, so its driver CPU is `-` and its whole cost is in the process's".to_string(),

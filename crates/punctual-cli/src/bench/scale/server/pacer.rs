@@ -132,6 +132,10 @@ pub(super) struct Pacing {
     /// Process CPU during the churn, less the pacer's.
     pub(super) cpu: Option<Duration>,
     pub(super) driver_cpu: Option<Duration>,
+    /// The driver threads' native sleeps during the churn, and of those the ones a
+    /// registration cut short; with the churn's length.
+    pub(super) driver_sleeps: Option<(u64, u64)>,
+    pub(super) churn_ns: u64,
     pub(super) cancel_too_late: u64,
     /// The last cancellation the pacer made, and when it was due.
     pub(super) last_cancelled: Option<(usize, u64)>,
@@ -200,6 +204,7 @@ pub(super) fn pace<T: ScaleTimer>(
     let pacer_before = sys::Os::thread_cpu_time();
     let process_before = sys::Os::process_cpu_time();
     let driver_before = timer.driver_cpu();
+    let sleeps_before = timer.driver_sleeps();
     let start_ns = shared.now_ns();
     shared.churn_start_ns.store(start_ns, Release);
     let end_ns = start_ns.saturating_add(nanos(plan.duration));
@@ -234,6 +239,11 @@ pub(super) fn pace<T: ScaleTimer>(
         .driver_cpu()
         .zip(driver_before)
         .map(|(after, before)| after.saturating_sub(before));
+    pacing.driver_sleeps = timer
+        .driver_sleeps()
+        .zip(sleeps_before)
+        .map(|((waits, cut), (waits0, cut0))| (waits - waits0, cut - cut0));
+    pacing.churn_ns = shared.now_ns().saturating_sub(start_ns);
     pacing.cancel_too_late = cancels.too_late;
     pacing.last_cancelled = cancels.last;
     // The last registration and the last cancellation get a moment to land, so that the

@@ -87,6 +87,11 @@ pub struct ServerResult {
     /// registered (punctual's driver thread, or its threads summed; tokio's timer runs on
     /// the runtime's own threads and has none).
     pub driver_cpu_ns_per_timer: Option<u64>,
+    /// How often punctual's driver threads went to sleep natively during the churn (each
+    /// sleep one OS wait and one wake-up), and how many of those sleeps a registration cut
+    /// short; tokio's timer has no thread and none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver_sleeps: Option<DriverSleeps>,
     /// The most timeouts of the pending set pending at once while it registered (its short
     /// ones fire, and its cancellations start, before the last is registered), as the
     /// pacer sampled it.
@@ -119,4 +124,13 @@ pub struct ServerResult {
     /// The figures over the rounds with their intervals (with `repeats` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub over_rounds: Option<ScaleOverRounds>,
+}
+
+/// The driver threads' native sleeps during the churn, per second of it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DriverSleeps {
+    /// Native sleeps (OS waits) a second, all the method's driver threads together.
+    pub per_s: f64,
+    /// Of those, sleeps cut short by a registration due before the planned wake-up.
+    pub interrupted_per_s: f64,
 }
