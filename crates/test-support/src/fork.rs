@@ -7,6 +7,8 @@
 //! the parent's (the harness's output, its exit handlers) runs twice.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Once;
 use std::time::{Duration, Instant};
 
 /// How a forked child ended.
@@ -30,19 +32,15 @@ pub const PANICKED: i32 = 101;
 ///
 /// When `fork(2)` or `waitpid(2)` fails.
 pub fn in_child(patience: Duration, child: impl FnOnce() -> i32) -> Ended {
+    install_child_hook();
     // SAFETY: fork(2) has no preconditions; in the child only the calling thread exists,
     // and the child runs the closure and ends with _exit without returning to the harness.
     let pid = unsafe { libc::fork() };
     assert!(pid >= 0, "fork: {}", std::io::Error::last_os_error());
     if pid == 0 {
-        // A panic ends the child in its hook, before any unwinding: the unwinder takes
-        // locks (the loader's, its frame cache's) that another of the parent's threads may
-        // have held at the fork, and the default hook prints through the harness's captured
-        // output; either could hang the child.
-        std::panic::set_hook(Box::new(|_| {
-            // SAFETY: _exit(2) ends the process at once and never returns.
-            unsafe { libc::_exit(PANICKED) }
-        }));
+        // From here a panic ends the child in the hook (see `install_child_hook`). A store,
+        // not a lock: the child may take no lock another thread held at the fork.
+        IN_CHILD.store(true, Relaxed);
         let status = catch_unwind(AssertUnwindSafe(child)).unwrap_or(PANICKED);
         // SAFETY: _exit(2) ends the process at once and never returns.
         unsafe { libc::_exit(status) }
@@ -73,6 +71,30 @@ pub fn in_child(patience: Duration, child: impl FnOnce() -> i32) -> Ended {
     }
 }
 
+/// Set in a forked child of [`in_child`] only: the child's copy of the flag.
+static IN_CHILD: AtomicBool = AtomicBool::new(false);
+
+/// Wraps the process's panic hook, once and in the parent, so that a panic in a forked
+/// child ends the child at once with [`PANICKED`], before any unwinding: the unwinder takes
+/// locks (the loader's, its frame cache's) that another of the parent's threads may have
+/// held at the fork, and the default hook prints through the harness's captured output.
+/// The hook is not set in the child: `set_hook` takes the hook's lock for writing, and
+/// another test thread panicking at the moment of the fork holds it for reading, for ever
+/// in the child. Outside a child the wrapper calls the hook it replaced.
+fn install_child_hook() {
+    static INSTALLED: Once = Once::new();
+    INSTALLED.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if IN_CHILD.load(Relaxed) {
+                // SAFETY: _exit(2) ends the process at once and never returns.
+                unsafe { libc::_exit(PANICKED) }
+            }
+            previous(info)
+        }));
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,9 +103,12 @@ mod tests {
     fn a_childs_status_and_hang_come_back() {
         let patience = Duration::from_secs(60);
         assert_eq!(in_child(patience, || 7), Ended::Exited(7));
-        // (A child's panic is not exercised here: in a fork of the multi-threaded test
-        // harness it hung in CI before reaching the hook, on a lock another harness thread
-        // held at the fork. The tests' closures report failure by their status instead.)
+        // The hook is the parent's, so a child's panic takes no lock a panicking harness
+        // thread could hold at the fork (another test here panics on purpose).
+        assert_eq!(
+            in_child(patience, || panic!("in the child")),
+            Ended::Exited(PANICKED)
+        );
         let hang = || loop {
             std::thread::sleep(Duration::from_secs(1));
         };
