@@ -161,19 +161,24 @@ pub fn rounds_cells(r: &ScaleResult) -> (Vec<String>, Vec<String>) {
 }
 
 /// The blocks of a run of rounds: lateness, then CPU and memory, each figure over the
-/// rounds with its interval.
+/// rounds with its interval; then what the rounds add up to or their worst (the samples,
+/// max, stall and early wakes). Three blocks so that each fits in 100 columns with its
+/// intervals.
 fn rounds_blocks(out: &mut String, report: &Report) {
-    let lead =
-        |timers: &str, name: &str, samples: &str| format!("  {timers:>9} {name:<12} {samples:>8}");
-    let header = lead("timers", "method", "samples");
-    let (mut lateness, mut cost) = (Vec::new(), Vec::new());
+    let lead = |timers: &str, name: &str| format!("  {timers:>9} {name:<12}");
+    let header = lead("timers", "method");
+    let (mut lateness, mut cost, mut totals) = (Vec::new(), Vec::new(), Vec::new());
+    let figures = LATENESS.len();
     for r in &report.scale {
-        let (l, c) = rounds_cells(r);
-        let lead = lead(
-            &r.timers.to_string(),
-            &name(r),
-            &r.lateness.samples.to_string(),
-        );
+        let (mut l, c) = rounds_cells(r);
+        let lead = lead(&r.timers.to_string(), &name(r));
+        let worst = l.split_off(figures);
+        totals.push(Row {
+            lead: lead.clone(),
+            cells: std::iter::once(r.lateness.samples.to_string())
+                .chain(worst)
+                .collect(),
+        });
         lateness.push(Row {
             lead: lead.clone(),
             cells: l,
@@ -184,9 +189,17 @@ fn rounds_blocks(out: &mut String, report: &Report) {
         out,
         "\nlateness past the deadline over the rounds (lower is better)"
     );
-    scale_rounds::block(out, &header, &ROUNDS_LATENESS, &lateness);
+    scale_rounds::block(out, &header, &ROUNDS_LATENESS[..figures], &lateness);
     let _ = writeln!(out, "\nCPU and memory per timer over the rounds");
     scale_rounds::block(out, &header, &ROUNDS_COST, &cost);
+    let _ = writeln!(
+        out,
+        "\nevery round's samples together, and the worst round's max and stall"
+    );
+    let labels: Vec<&str> = std::iter::once("samples")
+        .chain(ROUNDS_LATENESS[figures..].iter().copied())
+        .collect();
+    scale_rounds::block(out, &header, &labels, &totals);
 }
 
 /// A figure's cell as a run of one round shows it.

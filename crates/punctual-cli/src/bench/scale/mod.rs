@@ -298,20 +298,38 @@ fn paired(scale: &[ScaleResult], settings: &Settings) -> Vec<String> {
         else {
             continue;
         };
+        let at = match r.timers {
+            1 => "1 timer".to_string(),
+            n => format!("{n} timers"),
+        };
         let ratios = repeats::ratios(&r.repeats, &peer.repeats, settings);
         if !ratios.is_empty() {
-            lines.push(format::comparison(
+            lines.push(format::comparison(&r.method, &peer.method, &at, &ratios));
+        } else if r.repeats.len() != peer.repeats.len() {
+            lines.push(unpaired(
                 &r.method,
                 &peer.method,
-                &match r.timers {
-                    1 => "1 timer".to_string(),
-                    n => format!("{n} timers"),
-                },
-                &ratios,
+                &at,
+                r.repeats.len(),
+                peer.repeats.len(),
             ));
         }
     }
     lines
+}
+
+/// Why a pair of methods has no paired ratio: a ratio needs round `i` of both, and an
+/// interrupted run can end with one method a round ahead of the other.
+pub(crate) fn unpaired(
+    ours: &str,
+    peer: &str,
+    at: &str,
+    rounds: usize,
+    peer_rounds: usize,
+) -> String {
+    format!(
+        "{ours} vs {peer} at {at}: no paired ratio, as the two ran {rounds} and {peer_rounds} rounds (a ratio pairs round for round, and needs two)"
+    )
 }
 
 /// Why a p99 may have grown with N: the stalls of the run, and whose they were.

@@ -172,6 +172,15 @@ fn paired(results: &[ServerResult], settings: &Settings) -> Vec<String> {
                 r.runtime,
                 figures.join(", ")
             ));
+        } else if r.repeats.len() != peer.repeats.len() {
+            let at = format!("the {} runtime", r.runtime);
+            lines.push(super::unpaired(
+                &r.method,
+                &peer.method,
+                &at,
+                r.repeats.len(),
+                peer.repeats.len(),
+            ));
         }
     }
     lines
