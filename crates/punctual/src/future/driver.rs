@@ -132,8 +132,8 @@ pub struct DriverStats {
     pub capped: u64,
     /// Sleeps planned without a margin: a learned tail with a CPU budget of zero.
     pub native_only: u64,
-    /// Sleeps fired early by a margin whose task was polled only after the deadline: the
-    /// margin was short of that end-to-end delay.
+    /// Sleeps fired early by a margin whose task was polled only at or after the deadline:
+    /// the margin was short of that end-to-end delay.
     pub margin_overrun: u64,
     /// Total time sleeps spent spinning, on their executors' threads.
     pub spin_time: Duration,

@@ -297,10 +297,12 @@ impl Sleep {
     }
 
     /// After a fired timer's task polled `delay` after its fire time: counts a margin that
-    /// fell short, and teaches a learned tail (under the lock, taken here unless given).
+    /// fell short (the task polled at or after the deadline), and teaches a learned tail (under the lock, taken here unless given).
     fn learn(&self, locked: Option<&mut Locked>, delay: Duration) {
         let margin = self.planned.margin();
-        if !margin.is_zero() && delay > margin {
+        // Polled at the deadline itself counts too: nothing was left to spin. (Windows
+        // reads the clock in 100 ns ticks, so a poll can read the deadline exactly.)
+        if !margin.is_zero() && delay >= margin {
             self.driver.core().count_overrun();
         }
         if !self.driver.learns() {

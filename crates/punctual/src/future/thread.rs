@@ -121,7 +121,7 @@ impl Core {
         self.spin_time_ns.fetch_add(nanos(spun), Relaxed);
     }
 
-    /// Counts a sleep fired early by a margin, yet polled only after its deadline.
+    /// Counts a sleep fired early by a margin, yet polled only at or after its deadline.
     pub(crate) fn count_overrun(&self) {
         self.margin_overrun.fetch_add(1, Relaxed);
     }
