@@ -35,8 +35,12 @@ defmodule Punctual.MixProject do
   defp package do
     [
       licenses: ["MIT", "Apache-2.0"],
-      links: %{"GitHub" => @source_url},
-      files: ~w(lib native mix mix.exs .formatter.exs README.md LICENSE-MIT LICENSE-APACHE)
+      links: %{
+        "GitHub" => @source_url,
+        "Changelog" => "#{@source_url}/blob/main/clients/elixir/CHANGELOG.md"
+      },
+      files:
+        ~w(lib native mix mix.exs .formatter.exs README.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE)
     ]
   end
 end

@@ -49,6 +49,10 @@ for host in "${hosts[@]}"; do
         "$tree"/*) echo "luarocks make: installed and loaded $found" ;;
         *) echo "luarocks make: punctual loaded from '$found', not from the tree" >&2; exit 1 ;;
       esac
+      # luarocks installs the source folder's *.md as the rock's docs (`luarocks doc`).
+      docs=$(find "$tree" -path '*/punctual/*/doc/CHANGELOG.md')
+      [ -n "$docs" ] || { echo "luarocks make: the rock has no doc/CHANGELOG.md" >&2; exit 1; }
+      echo "luarocks make: the rock's docs carry ${docs#"$tree"/}"
       ;;
     *) echo "run-tests.sh: unknown host '$host'" >&2; exit 2 ;;
   esac

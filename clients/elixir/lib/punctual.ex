@@ -411,9 +411,10 @@ defmodule Punctual do
 
   ## Options
 
-  One of `:timeout` or `:deadline` is required:
+  At most one of `:timeout` and `:deadline`; with neither there is no deadline (as
+  `timeout: :infinity`), and the loop ends only when the condition is met or fails:
 
-    * `:timeout` - milliseconds from the call (or `:infinity`).
+    * `:timeout` - milliseconds from the call (or `:infinity`, the default).
     * `:deadline` - a `System.monotonic_time(:nanosecond)`.
     * `:step` - nanoseconds between calls (default 1,000,000; 0 calls again at once).
     * `:before_sleep` - a function of no arguments run before each sleep (a watchdog's
@@ -426,9 +427,9 @@ defmodule Punctual do
   first, `elapsed_ns` counted from the call (never less than the timeout) and `polls` the
   calls made; `{:error, :closed}` when the program ends. Before anything is called:
   `{:error, {:invalid, name, value}}` for a `condition` that is not a function of no
-  arguments, no deadline (`{:invalid, :timeout, nil}`), both, or a bad option. A step
-  whose end is past what the wire carries is `{:error, {:invalid, :step, step}}` at the
-  first sleep.
+  arguments, both `:timeout` and `:deadline` (`{:invalid, :deadline, deadline}`), or a bad
+  option. A step whose end is past what the wire carries is `{:error, {:invalid, :step,
+  step}}` at the first sleep.
 
   ## Examples
 
@@ -441,9 +442,12 @@ defmodule Punctual do
       ...>   Punctual.poll_until(sleeper, fn -> false end, timeout: 5)
       iex> elapsed_ns >= 5_000_000
       true
+      iex> ready_at = System.monotonic_time(:nanosecond) + 2_000_000
+      iex> Punctual.poll_until(sleeper, fn -> System.monotonic_time(:nanosecond) >= ready_at end)
+      {:ok, true}
   """
   @spec poll_until(t, (() -> term), keyword) :: {:ok, term} | {:error, term}
-  def poll_until(%__MODULE__{} = sleeper, condition, opts),
+  def poll_until(%__MODULE__{} = sleeper, condition, opts \\ []),
     do: Punctual.Poll.until(sleeper, condition, opts)
 
   @doc """

@@ -17,6 +17,10 @@ defmodule Punctual.PackageTest do
       assert needed in files, "#{needed} is not in package[:files]: the build needs it"
     end
 
+    for doc <- ~w(README.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE) do
+      assert doc in files, "#{doc} is not in package[:files]: a Hex user reads it there"
+    end
+
     for source <-
           ~w(native/Cargo.toml native/Cargo.lock native/punctual-port/Cargo.toml
              native/punctual-port/src/main.rs native/punctual/Cargo.toml native/punctual/src/lib.rs

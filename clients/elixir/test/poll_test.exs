@@ -87,7 +87,6 @@ defmodule Punctual.PollTest do
     counted = fn -> Process.put(:calls, Process.get(:calls) + 1) && true end
 
     for {opts, name, value} <- [
-          {[], :timeout, nil},
           {[timeout: -1], :timeout, -1},
           {[timeout: 1.5], :timeout, 1.5},
           {[timeout: 10, deadline: now()], :deadline, :_},
@@ -110,6 +109,22 @@ defmodule Punctual.PollTest do
 
     assert Punctual.poll_until(sleeper, counted, :fast) == {:error, {:invalid, :options, :fast}}
     assert Process.get(:calls) == 0
+  end
+
+  test "with neither timeout nor deadline there is none: it polls until the condition says",
+       %{sleeper: sleeper} do
+    started = now()
+    assert Punctual.poll_until(sleeper, met_on(3, :ready)) == {:ok, :ready}
+    assert Process.get(:calls) == 3
+    # Two default steps of 1 ms between the three calls.
+    assert now() - started >= 2 * 1_000_000
+
+    assert Punctual.poll_until(sleeper, met_on(4, :ok), step: 0) == {:ok, :ok}
+    assert Punctual.poll_until(sleeper, met_on(2, {:error, :wedged}), []) == {:error, :wedged}
+
+    # No deadline is as `timeout: :infinity`: the options beside it are still checked.
+    assert {:error, {:invalid, :step, -1}} =
+             Punctual.poll_until(sleeper, fn -> true end, step: -1)
   end
 
   test "huge values neither crash nor hang", %{sleeper: sleeper} do

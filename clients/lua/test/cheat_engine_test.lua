@@ -133,4 +133,41 @@ test("the 10,000 x sleep(1) loop on a deadline: never early, pumped every iterat
   assert(ce.said("sleep(1) costs") and ce.said("iterations in"))
 end)
 
+-- A script as Cheat Engine users write it: sleep(n) calls, nothing of punctual's.
+local SLEEPY = [[
+for _ = 1, 20 do
+  sleep(1)
+end
+sleep(0)
+sleep(2.5)
+]]
+local SLEEPY_MS = 20 + 0 + 2.5
+
+-- Runs SLEEPY, after `first_line` (nil: none), under a fresh emulation; returns the
+-- emulation and how long the script took on punctual.now().
+local function run_sleepy(first_line)
+  local source = (first_line and first_line .. "\n" or "") .. SLEEPY
+  local chunk = assert((loadstring or load)(source, "=sleepy.lua"))
+  local ce = emulator.install({})
+  local start = now()
+  local ok, err = pcall(chunk)
+  local took = now() - start
+  ce.uninstall()
+  assert(ok, "the script raised: " .. tostring(err))
+  return ce, took
+end
+
+test("one line switches a script's sleep(n) to punctual's: local sleep = require('punctual').sleep", function()
+  local ce = run_sleepy(nil)
+  assert(ce.calls.sleep == 22, "without the line, Cheat Engine's sleep ran " .. ce.calls.sleep .. " times")
+  for _, line in ipairs({
+    'local sleep = require("punctual").sleep', -- this script only
+    'sleep = require("punctual").sleep', -- every script of the Lua state, from now on
+  }) do
+    local switched, took = run_sleepy(line)
+    assert(switched.calls.sleep == 0, line .. ": Cheat Engine's sleep still ran " .. switched.calls.sleep .. " times")
+    assert(took >= SLEEPY_MS, line .. ": " .. SLEEPY_MS .. " ms of sleeps ended after " .. took .. " ms")
+  end
+end)
+
 harness.finish()

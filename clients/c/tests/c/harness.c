@@ -86,6 +86,7 @@ int main(void) {
     test_poll();
     test_info_and_rt();
     test_probe();
+    test_fork();
     if (harness_skipped > 0) {
         printf("%d skipped (see above)\n", harness_skipped);
     }

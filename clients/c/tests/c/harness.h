@@ -60,5 +60,6 @@ void test_poll(void);
 void test_bad_input(void);
 void test_info_and_rt(void);
 void test_probe(void);
+void test_fork(void);
 
 #endif

@@ -1,8 +1,11 @@
 // The C++ wrapper: never early on steady_clock and punctual::clock, RAII, errors, the poll
-// loop, the ticker, several threads; prints "N passed, N failed" last.
+// loop, the ticker and its three missed-tick policies, several threads, the real-time
+// controls (the memory lock and the /dev/cpu_dma_latency hold as root, per the kernel, and
+// refused to nobody); prints "N passed, N failed" last.
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -14,7 +17,17 @@
 #include <signal.h>
 #endif
 #if defined(__linux__)
+#include <dirent.h>
+#include <grp.h>
+#include <pwd.h>
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <string>
 #endif
 
 namespace timers = punctual;  // how code written against the "timers" sample switches
@@ -129,6 +142,29 @@ static void ticker_arithmetic() {
         CHECK(tick.index == k && tick.deadline == first + k * 250us && tick.woke >= tick.deadline);
     }
     CHECK(t.missed() == 0 && t.next_index() == 10);
+}
+
+static void skip_past_ticks() {
+    const auto first = punctual::clock::now() - 10 * 1ms - 1ns;
+    punctual::ticker t(first, 1ms, punctual::strategy::native, punctual::missed_tick_policy::skip);
+    const auto before = punctual::clock::now();
+    const auto tick = t.next();
+    // The first grid point not yet past when the call began, every earlier one missed.
+    CHECK(tick.index >= 11 && tick.missed == tick.index);
+    CHECK(tick.deadline == first + tick.index * 1ms);
+    CHECK(tick.deadline >= before && tick.deadline - 1ms < punctual::clock::now());
+    CHECK(t.next_index() == tick.index + 1 && t.missed() == tick.missed);
+}
+
+static void delay_reanchors() {
+    const auto first = punctual::clock::now() - 3 * 1ms - 1ns;
+    punctual::ticker t(first, 1ms, punctual::strategy::hybrid, punctual::missed_tick_policy::delay);
+    const auto late = t.next();
+    CHECK(late.index == 0 && late.deadline == first && late.missed >= 3);
+    // Re-anchored on the late tick: later ticks are whole periods after its wake.
+    CHECK(t.deadline_of(0) == late.woke && t.deadline_of(3) == late.woke + 3 * 1ms);
+    const auto next = t.next();
+    CHECK(next.index == 1 && next.deadline == late.woke + 1ms && next.woke >= next.deadline);
 }
 
 static void polling() {
@@ -313,6 +349,165 @@ static void realtime_controls() {
 #endif
 }
 
+// Memory lock and the /dev/cpu_dma_latency hold, checked against the kernel's account
+// (VmLck, the device, the open descriptors) as root, and refused in a child dropped to
+// nobody. Without root: SKIPPED, or a failure under PUNCTUAL_REQUIRE_PRIVILEGED=1, the rule
+// of DEVELOPERS.md's "Privilege tests".
+#if defined(__linux__)
+static const char DMA[] = "/dev/cpu_dma_latency";
+
+// For a test that needs root: whether this run has it; a failure under the variable.
+static bool root_or_skip(const char *test) {
+    if (geteuid() == 0) {
+        return true;
+    }
+    const char *required = std::getenv("PUNCTUAL_REQUIRE_PRIVILEGED");
+    if (required != nullptr && std::string(required) == "1") {
+        std::fprintf(stderr, "FAIL %s needs root; PUNCTUAL_REQUIRE_PRIVILEGED=1 makes that a failure\n", test);
+        failed++;
+    } else {
+        std::printf("SKIPPED %s: run as root\n", test);
+    }
+    return false;
+}
+
+static long locked_kib() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmLck:", 0) == 0) {
+            return std::strtol(line.c_str() + 6, nullptr, 10);
+        }
+    }
+    return -1;
+}
+
+static int dma_descriptors() {
+    int count = 0;
+    DIR *fds = opendir("/proc/self/fd");
+    if (fds == nullptr) {
+        return -1;
+    }
+    while (const dirent *entry = readdir(fds)) {
+        char target[256] = {0};
+        const std::string link = std::string("/proc/self/fd/") + entry->d_name;
+        if (readlink(link.c_str(), target, sizeof target - 1) > 0 && std::strcmp(target, DMA) == 0) {
+            count++;
+        }
+    }
+    closedir(fds);
+    return count;
+}
+
+// The kernel's latency target: the least of every process's request.
+static long dma_target() {
+    std::ifstream device(DMA, std::ios::binary);
+    std::int32_t target = -1;
+    device.read(reinterpret_cast<char *>(&target), sizeof target);
+    return device ? target : -1;
+}
+
+static void memory_lock_granted() {
+    if (!root_or_skip("memory lock, per the kernel")) {
+        return;
+    }
+    punctual::lock_memory();
+    const long locked = locked_kib();
+    punctual::unlock_memory();
+    CHECK(locked > 0 && locked_kib() == 0);
+}
+
+static void dma_latency_granted() {
+    if (!root_or_skip("the /dev/cpu_dma_latency hold, per the kernel")) {
+        return;
+    }
+    if (access(DMA, F_OK) != 0) {
+        std::printf("SKIPPED the /dev/cpu_dma_latency hold: this kernel has none\n");
+        return;
+    }
+    CHECK(dma_descriptors() == 0);
+    {
+        punctual::dma_latency_guard guard(0us);
+        CHECK(dma_descriptors() == 1 && dma_target() == 0);
+        punctual::dma_latency_guard moved(std::move(guard));  // one request, now moved's
+        CHECK(dma_descriptors() == 1);
+    }
+    CHECK(dma_descriptors() == 0);
+    CHECK(code_of([] { punctual::dma_latency_guard negative(-1us); }) == PUNCTUAL_E_INVALID_ARGUMENT);
+}
+
+// The child's refusals, one bit each in its exit status (0: all as expected).
+enum { MEMORY_NOT_REFUSED = 1, MEMORY_NO_FIX = 2, DMA_NOT_REFUSED = 4, DMA_NO_FIX = 8, NOT_DROPPED = 16 };
+
+static int refused(const std::function<void()> &control, const char *fix) {
+    try {
+        control();
+    } catch (const punctual::error &e) {
+        if (e.code().value() != PUNCTUAL_E_PERMISSION_DENIED) {
+            return 1;
+        }
+        return std::string(e.what()).find(fix) == std::string::npos ? 2 : 0;
+    }
+    return 1;
+}
+
+static int as_nobody() {
+    const passwd *nobody = getpwnam("nobody");
+    const group *nogroup = getgrnam("nogroup");
+    const uid_t uid = nobody != nullptr ? nobody->pw_uid : 65534;
+    const gid_t gid = nogroup != nullptr ? nogroup->gr_gid : 65534;
+    const rlimit memlock{65536, 65536};
+    // Leaving user id 0 drops every capability (capabilities(7)).
+    if (setrlimit(RLIMIT_MEMLOCK, &memlock) != 0 || setgroups(0, nullptr) != 0 || setgid(gid) != 0 ||
+        setuid(uid) != 0 || geteuid() == 0) {
+        return NOT_DROPPED;
+    }
+    int failures = 0;
+    switch (refused([] { punctual::lock_memory(); }, "CAP_IPC_LOCK")) {
+        case 1: failures |= MEMORY_NOT_REFUSED; break;
+        case 2: failures |= MEMORY_NO_FIX; break;
+    }
+    if (access(DMA, F_OK) == 0) {
+        switch (refused([] { punctual::dma_latency_guard guard(0us); }, DMA)) {
+            case 1: failures |= DMA_NOT_REFUSED; break;
+            case 2: failures |= DMA_NO_FIX; break;
+        }
+    }
+    return failures;
+}
+
+static void refusals_as_nobody() {
+    if (!root_or_skip("memory lock and /dev/cpu_dma_latency refused to nobody")) {
+        return;
+    }
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        _exit(as_nobody());
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+    const int failures = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (failures != 0) {
+        std::fprintf(stderr, "refusals as nobody: the child's failed checks: %#x\n", static_cast<unsigned>(failures));
+    }
+    CHECK(failures == 0);
+}
+
+static void memory_and_dma_latency() {
+    memory_lock_granted();
+    dma_latency_granted();
+    refusals_as_nobody();
+}
+#else
+static void memory_and_dma_latency() {
+    // Linux-only controls: what the platform lacks says so.
+    CHECK(code_of([] { punctual::lock_memory(); }) == PUNCTUAL_E_UNSUPPORTED);
+    CHECK(code_of([] { punctual::unlock_memory(); }) == PUNCTUAL_E_UNSUPPORTED);
+    CHECK(code_of([] { punctual::dma_latency_guard guard(0us); }) == PUNCTUAL_E_UNSUPPORTED);
+}
+#endif
+
 int main() {
     const char *env = std::getenv("PUNCTUAL_TEST_SLEEPS");
     never_early(env && *env ? std::strtol(env, nullptr, 10) : 100000);
@@ -321,7 +516,10 @@ int main() {
     document_001_names();
     errors();
     realtime_controls();
+    memory_and_dma_latency();
     ticker_arithmetic();
+    skip_past_ticks();
+    delay_reanchors();
     polling();
     threads();
     probing();

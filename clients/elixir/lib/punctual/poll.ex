@@ -29,8 +29,10 @@ defmodule Punctual.Poll do
   defp condition(condition) when is_function(condition, 0), do: :ok
   defp condition(condition), do: Options.invalid(:condition, condition)
 
-  # A deadline is required: a poll loop without one is the bug this exists to fix.
-  defp deadline(%{timeout: nil, deadline: nil}, _start), do: Options.invalid(:timeout, nil)
+  # Neither option: no deadline, as `timeout: :infinity`, and as Lua's and Python's
+  # `poll_until` without a timeout. The loop then ends only when the condition is met or
+  # fails.
+  defp deadline(%{timeout: nil, deadline: nil}, _start), do: {:ok, :infinity}
   defp deadline(%{timeout: nil, deadline: deadline}, _start), do: {:ok, deadline}
   defp deadline(%{deadline: nil, timeout: :infinity}, _start), do: {:ok, :infinity}
   defp deadline(%{deadline: nil, timeout: ms}, start), do: {:ok, start + ms * 1_000_000}
