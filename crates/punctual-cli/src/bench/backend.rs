@@ -9,9 +9,9 @@
 use std::fmt::Debug;
 
 use super::clock::MockClock;
+use super::method::Measured;
 use super::method::MethodSpec;
 use super::methods::mock::Mock;
-use super::worker::Measured;
 
 /// How a run makes its methods and the clocks they are measured by.
 ///

@@ -5,6 +5,7 @@
 //! them alike. Only one method runs at a time, each on a thread of its own.
 
 pub mod backend;
+pub mod batch;
 pub mod clock;
 pub mod command;
 pub mod frontier;
@@ -23,7 +24,8 @@ pub mod stats;
 pub mod threads;
 mod worker;
 
-pub use options::{BenchOptions, Mode, Phase, Stop};
+pub use batch::{Mode, Phase};
+pub use options::{BenchOptions, Stop};
 pub use report::{MethodResult, Report, RunInfo, RunMode, STOPPED_EARLY};
 use run::batch_size;
 pub use run::run;

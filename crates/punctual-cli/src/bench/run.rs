@@ -2,13 +2,14 @@
 
 use std::time::Duration;
 
+use super::batch::Batch;
 use super::options::{BenchOptions, Stop};
 use super::recommend;
 use super::report::{MethodResult, Report, RunInfo};
 use super::rounds::OverRounds;
 use super::session::RunContext;
 use super::stats::Recorder;
-use super::worker::{Batch, Worker};
+use super::worker::Worker;
 use crate::export::json::percentiles;
 use crate::export::SCHEMA_VERSION;
 use crate::output::progress::Progress;

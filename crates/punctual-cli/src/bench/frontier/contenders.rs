@@ -10,10 +10,10 @@ use spin_sleep::SpinSleeper;
 use super::mock;
 use crate::bench::backend::Backend;
 use crate::bench::clock::MockClock;
+use crate::bench::method::Measured;
 use crate::bench::method::WaitMethod;
 use crate::bench::methods;
 use crate::bench::worker::MakeMethod;
-use crate::bench::worker::Measured;
 use crate::units::wait_label;
 use punctual::Sleeper;
 

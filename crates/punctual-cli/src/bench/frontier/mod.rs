@@ -20,10 +20,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::backend::Backend;
+use super::batch::Batch;
 use super::load::LoadKind;
 use super::session::RunContext;
 use super::stats::{Recorder, Summary};
-use super::worker::{Batch, Worker};
+use super::worker::Worker;
 use super::{batch_size, Mode, Phase, RunMode};
 use crate::environment::Environment;
 use crate::export::json::{percentiles, PercentilePoint};

@@ -12,8 +12,8 @@ use anyhow::Context;
 
 use crate::bench::backend::Backend;
 use crate::bench::clock::MockClock;
+use crate::bench::method::Measured;
 use crate::bench::method::{MethodSpec, SpinCounts, WaitMethod};
-use crate::bench::worker::Measured;
 use crate::rng::Rng;
 
 /// Deterministic stand-ins for every method, each on its measuring thread's virtual clock.

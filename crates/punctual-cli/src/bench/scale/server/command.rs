@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use super::plan::Plan;
-use super::run::ServerArgs;
+use super::run::{self, ServerArgs};
 use super::{ServerOptions, ServerReport};
-use crate::bench::method::MethodSpec;
+use crate::bench::method::{MethodSpec, ScaleRuntime};
 use crate::bench::registry;
 use crate::bench::scale::process;
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
@@ -129,12 +129,23 @@ pub fn methods(list: &MethodList) -> Result<Vec<&'static MethodSpec>, String> {
             })
             .collect::<Result<_, _>>()?
     };
-    super::sort(&mut methods);
+    sort(&mut methods);
     Ok(methods)
 }
 
+/// The methods with a server part, current-thread ones first, each runtime's in table order.
+fn sort(methods: &mut [&'static MethodSpec]) {
+    methods.sort_by_key(|spec| {
+        (
+            spec.scale
+                .is_some_and(|scale| scale.runtime == ScaleRuntime::MultiThread),
+            registry::position(spec),
+        )
+    });
+}
+
 fn has_server(spec: &MethodSpec) -> bool {
-    spec.scale.is_some_and(|scale| scale.server.is_some())
+    spec.scale.is_some_and(|scale| scale.server)
 }
 
 /// The hidden worker side: one method under the server workload, as JSON on stdout.
@@ -142,13 +153,9 @@ pub fn worker(method: &str, args: &ScaleArgs) -> anyhow::Result<()> {
     let spec = registry::find(method)
         .filter(|spec| has_server(spec))
         .ok_or_else(|| anyhow::anyhow!("no server workload for `{method}`"))?;
-    let measure = spec
-        .scale
-        .and_then(|scale| scale.server)
-        .ok_or_else(|| anyhow::anyhow!("no server workload for `{method}`"))?;
     // The parent says when to stop (see `bench::scale::process`).
     process::stop_when_input_ends();
-    let result = measure(&ServerArgs {
+    let result = run::run(&ServerArgs {
         method: spec,
         plan: plan(args),
         workers: workers(args),

@@ -24,7 +24,7 @@ mod task;
 pub use report::{DriverSleeps, ServerReport, ServerResult, ServerRun};
 
 use super::{pool, process, repeats, round_order, round_seed};
-use crate::bench::method::{MethodSpec, ScaleRuntime};
+use crate::bench::method::MethodSpec;
 use crate::bench::session::RunContext;
 use crate::bench::RunMode;
 use crate::intervals::bootstrap::Settings;
@@ -209,15 +209,4 @@ fn in_worker_process(args: &ServerArgs) -> anyhow::Result<ServerResult> {
         &argv,
         &format!("the server workload's worker for {}", args.method.name),
     )
-}
-
-/// The methods with a server part, current-thread ones first, each runtime's in table order.
-pub fn sort(methods: &mut [&'static MethodSpec]) {
-    methods.sort_by_key(|spec| {
-        (
-            spec.scale
-                .is_some_and(|scale| scale.runtime == ScaleRuntime::MultiThread),
-            crate::bench::registry::position(spec),
-        )
-    });
 }
