@@ -4,6 +4,7 @@
 
 use std::process::ExitCode;
 
+use super::backend;
 use super::method::MethodSpec;
 use super::registry;
 use super::session::{self, BenchMode, Outputs, RunContext};
@@ -131,7 +132,13 @@ pub fn command(args: BenchArgs, command: &[String]) -> anyhow::Result<ExitCode> 
         page: args.report.as_deref(),
     };
     usage::check_run(&args.run, outputs, None);
-    session::execute(&mode, &args.run, outputs, command)
+    session::execute(
+        &mode,
+        backend::chosen(args.run.mock_timer),
+        &args.run,
+        outputs,
+        command,
+    )
 }
 
 /// The note a deprecated flag prints on standard error: it still works, for one release.

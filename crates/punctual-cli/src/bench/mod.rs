@@ -12,6 +12,7 @@ pub mod frontier;
 pub mod load;
 pub mod method;
 pub mod methods;
+pub mod mock;
 mod options;
 pub mod recommend;
 pub mod registry;

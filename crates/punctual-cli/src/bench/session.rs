@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
-use super::backend::{self, Backend};
+use super::backend::Backend;
 use super::load::{Load, LoadKind};
 use super::STOPPED_EARLY;
 use crate::cli::RunArgs;
@@ -113,15 +113,16 @@ pub trait BenchMode {
     }
 }
 
-/// Runs `mode` with the shared settings and writes its outputs; the exit code is 0 when all
-/// were written, 1 when one could not be, 130 when Ctrl-C stopped the run (after writing).
+/// Runs `mode` with the shared settings on `backend`, the one the command chose from
+/// `--mock-timer`, and writes its outputs; the exit code is 0 when all were written, 1 when
+/// one could not be, 130 when Ctrl-C stopped the run (after writing).
 pub fn execute<M: BenchMode>(
     mode: &M,
+    backend: &'static dyn Backend,
     run: &RunArgs,
     outputs: Outputs,
     command: &[String],
 ) -> anyhow::Result<ExitCode> {
-    let backend = backend::chosen(run.mock_timer);
     // Held for the whole run.
     let _dma_latency = match run.dma_latency {
         Some(us) if !backend.is_mock() => Some(crate::environment::hold_dma_latency(us)?),

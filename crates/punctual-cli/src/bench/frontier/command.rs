@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use super::{plot, run, FrontierOptions, FrontierReport};
+use crate::bench::backend;
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
 use crate::cli::FrontierArgs;
 use crate::intervals::bootstrap;
@@ -48,5 +49,11 @@ pub fn command(args: &FrontierArgs, command: &[String]) -> anyhow::Result<ExitCo
             usage::error(clap::error::ErrorKind::ValueValidation, message)
         }),
     };
-    session::execute(&mode, &args.run, outputs, command)
+    session::execute(
+        &mode,
+        backend::chosen(args.run.mock_timer),
+        &args.run,
+        outputs,
+        command,
+    )
 }

@@ -9,9 +9,9 @@
 //! the call returns, with CPU read from the measuring thread's CPU clock.
 
 pub mod command;
-mod contenders;
+pub mod contenders;
 mod fit;
-mod mock;
+pub mod mock;
 mod placement;
 pub mod plot;
 
@@ -152,7 +152,7 @@ pub fn default_samples(wait: Duration) -> u64 {
 /// Runs the contenders at every wait, interleaved in batches.
 pub fn run(options: &FrontierOptions, context: &RunContext) -> anyhow::Result<FrontierReport> {
     let backend = context.backend;
-    let scales = contenders::Scales::here(backend);
+    let scales = backend.frontier_scales();
     let plan: Vec<(Duration, Vec<contenders::Contender>)> = options
         .waits
         .iter()
@@ -356,7 +356,7 @@ fn start(
     backend: &'static dyn Backend,
 ) -> anyhow::Result<Worker> {
     let name: &'static str = Box::leak(contender.label().into_boxed_str());
-    Worker::spawn(name, backend, contender.make())
+    Worker::spawn(name, backend, contender.make(backend))
 }
 
 fn point(contender: &contenders::Contender, wait: Duration, recorder: &Recorder) -> FrontierPoint {

@@ -10,7 +10,6 @@ pub mod async_native;
 pub mod async_rt;
 pub mod async_spin;
 pub mod hybrid;
-pub mod mock;
 pub mod native;
 pub mod spin;
 pub mod spin_sleep;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use super::process;
 use super::worker::{self, WorkerArgs};
 use super::ScaleOptions;
+use crate::bench::backend;
 use crate::bench::method::MethodSpec;
 use crate::bench::registry;
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
@@ -95,7 +96,13 @@ pub fn command(args: &ScaleArgs, command: &[String]) -> anyhow::Result<ExitCode>
         repeat: args.repeat,
         intervals: intervals(args),
     };
-    session::execute(&mode, &args.run, outputs, command)
+    session::execute(
+        &mode,
+        backend::chosen(args.run.mock_timer),
+        &args.run,
+        outputs,
+        command,
+    )
 }
 
 /// The intervals of `--repeat`, at `--confidence`.

@@ -121,11 +121,7 @@ pub fn run(options: &ScaleOptions, context: &RunContext) -> anyhow::Result<Repor
                     seed: round_seed(seed, round),
                     export_timers: rows.as_ref().map(|r| r.path().to_path_buf()),
                 };
-                let result = if context.backend.is_mock() {
-                    mock::measure(&args)?
-                } else {
-                    process::in_worker_process(&args)?
-                };
+                let result = context.backend.scale(&args)?;
                 rounds[i].push(result);
                 progress.advance(step, 1.0);
                 step += 1;

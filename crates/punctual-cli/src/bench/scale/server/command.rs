@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::plan::Plan;
 use super::run::{self, ServerArgs};
 use super::{ServerOptions, ServerReport};
+use crate::bench::backend;
 use crate::bench::method::{MethodSpec, ScaleRuntime};
 use crate::bench::registry;
 use crate::bench::scale::process;
@@ -81,14 +82,15 @@ pub fn command(args: &ScaleArgs, command: &[String]) -> anyhow::Result<ExitCode>
             ),
         );
     }
+    let backend = backend::chosen(args.run.mock_timer);
     let mode = ServerOptions {
         methods,
         plan,
-        workers: workers(args),
+        workers: args.workers.unwrap_or_else(|| backend.cpus()),
         repeat: args.repeat,
         intervals: super::super::command::intervals(args),
     };
-    session::execute(&mode, &args.run, outputs, command)
+    session::execute(&mode, backend, &args.run, outputs, command)
 }
 
 fn plan(args: &ScaleArgs) -> Plan {
@@ -97,17 +99,6 @@ fn plan(args: &ScaleArgs) -> Plan {
         churn_per_s: args.churn.unwrap_or(DEFAULT_CHURN),
         duration: args.duration.unwrap_or(DEFAULT_DURATION),
     }
-}
-
-/// The mock's machine has two CPUs, whatever this one has.
-const MOCK_CPUS: u64 = 2;
-
-fn workers(args: &ScaleArgs) -> u64 {
-    if args.run.mock_timer {
-        return args.workers.unwrap_or(MOCK_CPUS);
-    }
-    args.workers
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64))
 }
 
 /// The methods with a server part among those `--methods` named; for `all`, every one.
@@ -158,7 +149,10 @@ pub fn worker(method: &str, args: &ScaleArgs) -> anyhow::Result<()> {
     let result = run::run(&ServerArgs {
         method: spec,
         plan: plan(args),
-        workers: workers(args),
+        // The parent always says how many (see `process::server`).
+        workers: args
+            .workers
+            .ok_or_else(|| anyhow::anyhow!("a server worker needs --workers"))?,
         seed: args.server_seed,
     })?;
     stdio::print(&format!("{}\n", serde_json::to_string(&result)?))
