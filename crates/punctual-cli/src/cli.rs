@@ -166,15 +166,6 @@ pub struct BenchArgs {
     /// List the methods and exit.
     #[arg(long)]
     pub list_methods: bool,
-
-    /// Measure one method at the one N of --scale and print the result as JSON (how the
-    /// scale mode runs each method in a process of its own).
-    #[arg(long, hide = true, value_name = "METHOD", requires = "scale")]
-    pub scale_worker: Option<String>,
-
-    /// The worker's seed for its deadlines.
-    #[arg(long, hide = true, default_value_t = 1)]
-    pub scale_seed: u64,
 }
 
 impl BenchArgs {
@@ -221,6 +212,8 @@ impl BenchArgs {
             churn: None,
             duration: None,
             workers: None,
+            fire_worker: None,
+            fire_seed: 1,
             server_worker: None,
             server_seed: 1,
             methods: self.methods.clone(),
@@ -393,6 +386,20 @@ pub struct ScaleArgs {
     /// With --workload server: workers of the multi-thread runtime [default: one per CPU].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub workers: Option<u64>,
+
+    /// Measure one method at the one N given and print the result as JSON (how the fire
+    /// workload runs each method and N in a process of its own).
+    #[arg(
+        long,
+        hide = true,
+        value_name = "METHOD",
+        conflicts_with = "server_worker"
+    )]
+    pub fire_worker: Option<String>,
+
+    /// The fire worker's seed for its deadlines.
+    #[arg(long, hide = true, default_value_t = 1)]
+    pub fire_seed: u64,
 
     /// Measure one method under the server workload and print the result as JSON (how the
     /// server workload runs each method in a process of its own).

@@ -69,9 +69,6 @@ pub fn command(args: BenchArgs, command: &[String]) -> anyhow::Result<ExitCode> 
         stdio::print(&registry::listing())?;
         return Ok(ExitCode::SUCCESS);
     }
-    if let (Some(method), Some(timers)) = (&args.scale_worker, &args.scale) {
-        return scale::command::worker(method, timers, &args).map(|()| ExitCode::SUCCESS);
-    }
     if args.frontier {
         deprecated("--frontier", "punctual frontier");
         return frontier::command::command(&args.as_frontier(), command);

@@ -2,7 +2,7 @@
 //! over 1 to 100 ms, each awaited by a task of its own on a tokio current-thread runtime;
 //! punctual's driver beside `tokio::time`, at the same N, with the same deadlines.
 //!
-//! Each method at each N runs in a fresh process of this binary (`--scale-worker`), so
+//! Each method at each N runs in a fresh process of this binary (`--fire-worker`), so
 //! its resident memory grows from a clean start and its CPU time is its own; the methods
 //! take turns at each N. The worker prints its [`ScaleResult`] as JSON. With `--repeat K`
 //! every method runs K times at each N, a fresh process each time, the methods' order

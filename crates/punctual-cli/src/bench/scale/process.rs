@@ -25,19 +25,18 @@ use crate::sys::{self, Platform, INTERRUPTED};
 const CHECK_EVERY: Duration = Duration::from_millis(50);
 
 /// Runs one method at one N of the fire workload in a fresh process of this binary
-/// (`punctual bench --scale-worker METHOD --scale N`, hidden).
+/// (`punctual scale N --fire-worker METHOD`, hidden).
 pub fn fire(args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
     let mut argv: Vec<String> = [
-        "bench",
-        "--scale-worker",
-        args.method.name,
-        "--scale",
+        "scale",
         &args.timers.to_string(),
+        "--fire-worker",
+        args.method.name,
         "--samples",
         &args.samples.to_string(),
         "--rounds",
         &args.rounds.to_string(),
-        "--scale-seed",
+        "--fire-seed",
         &args.seed.to_string(),
     ]
     .map(String::from)
