@@ -29,6 +29,10 @@ impl BenchMode for WaitTable {
         super::run(&self.options, context)
     }
 
+    fn warmup(&self) -> u64 {
+        self.options.warmup
+    }
+
     fn table(&self, report: &Report) -> String {
         match self.format {
             TableFormat::Table => crate::output::table::render_with(

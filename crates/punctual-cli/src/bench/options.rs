@@ -20,6 +20,7 @@ pub struct BenchOptions {
     pub methods: Vec<&'static MethodSpec>,
     pub waits: Vec<Duration>,
     pub stop: Stop,
+    /// `--warmup`, handed to the run's context (`BenchMode::warmup`), which warms up.
     pub warmup: u64,
     pub mode: Mode,
     pub phase: Phase,

@@ -16,6 +16,10 @@ impl BenchMode for FrontierOptions {
         run(self, context)
     }
 
+    fn warmup(&self) -> u64 {
+        self.warmup
+    }
+
     fn table(&self, report: &FrontierReport) -> String {
         crate::output::frontier::render(report)
     }

@@ -43,6 +43,7 @@ pub struct FrontierOptions {
     pub waits: Vec<Duration>,
     /// Samples per contender and wait; `None` for [`default_samples`].
     pub samples: Option<u64>,
+    /// `--warmup`, handed to the run's context (`BenchMode::warmup`), which warms up.
     pub warmup: u64,
     pub phase: Phase,
     /// Rounds of every contender at every wait (`--repeat`).
@@ -269,7 +270,7 @@ pub fn run(options: &FrontierOptions, context: &RunContext) -> anyhow::Result<Fr
             phase: options.phase,
             load: context.load,
             load_threads: context.load_threads,
-            warmup: options.warmup,
+            warmup: context.warmup,
             waits: sizes,
             interrupted: context.interrupted(),
         },
@@ -298,11 +299,12 @@ fn measure_wait(
         seed,
     };
     // Warm-up once per wait, before its first round.
-    if options.warmup > 0 && round == 0 {
-        for worker in workers {
-            progress.label(format!("{} · {} (warm-up)", label(wait), worker.name));
-            worker.run(batch(options.warmup, *seed))?;
-        }
+    if round == 0 {
+        context.warm_up(
+            workers.iter().copied(),
+            |count| batch(count, *seed),
+            |worker| progress.label(format!("{} · {} (warm-up)", label(wait), worker.name)),
+        )?;
     }
     let mut recorders = vec![Recorder::default(); workers.len()];
     loop {
