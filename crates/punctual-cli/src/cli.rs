@@ -56,9 +56,9 @@ pub struct BenchArgs {
     #[arg(long = "wait", value_name = "LIST", allow_hyphen_values = true, default_value = "100us,1ms,10ms", default_value_ifs([("preset", "timetest", "100ms"), ("preset", "deadline-sleep", "50ms,20ms,10ms,5ms,1ms,500us,100us,1us")]), value_parser = units::parse_wait_list)]
     pub waits: WaitList,
 
-    /// table: the bench's own; timetest: document 004's timetest.exe layout (MIN, AVG,
-    /// MAX and MAX OVER of each wait's time, in ticks of the clock, whose frequency it
-    /// names); deadline-sleep: the deadline_sleep exercise's errors (median and worst
+    /// table: the bench's own; timetest: the layout of Windows' timetest.exe (MIN, AVG, MAX
+    /// and MAX OVER of each wait's time, in ticks of the clock, whose frequency it names);
+    /// deadline-sleep: the deadline_sleep exercise's errors (median and worst
     /// lateness per wait and method, with CPU per wait).
     #[arg(
         long,
@@ -68,9 +68,9 @@ pub struct BenchArgs {
     )]
     pub format: TableFormat,
 
-    /// Another tool's defaults (each can still be given). timetest: document 004's
-    /// timetest.exe, 50 waits of 100 ms with no warm-up, this OS's own ways to wait,
-    /// --format timetest. deadline-sleep: the C++ deadline_sleep exercise, 5 sleeps at each
+    /// Another tool's defaults (each can still be given). timetest: Windows' timetest.exe,
+    /// 50 waits of 100 ms with no warm-up through this OS's own ways to wait (on Windows
+    /// Sleep, waitable timers and a QPC busy-wait), --format timetest. deadline-sleep: the C++ deadline_sleep exercise, 5 sleeps at each
     /// of 50, 20, 10, 5 and 1 ms, 500, 100 and 1 us, in that order, with no warm-up, through
     /// std::thread::sleep, punctual's native and hybrid sleepers (each fresh at the start),
     /// --format deadline-sleep.

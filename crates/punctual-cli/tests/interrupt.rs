@@ -357,7 +357,7 @@ mod linux {
         rounds_kept(&rows[0], "repeats");
     }
 
-    /// The case: `bench --frontier` and `bench --threads` went on to their end
+    /// What these flags once got wrong: `bench --frontier` and `bench --threads` went on to their end
     /// through a Ctrl-C and exited 0. With the real clock, as a user runs them.
     #[test]
     fn ctrl_c_stops_the_deprecated_frontier_and_threads_flags() {
