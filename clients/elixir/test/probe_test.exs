@@ -54,7 +54,7 @@ defmodule Punctual.ProbeTest do
       assert verdict.costs == for({ms, ns} <- costs, do: %{request_ms: ms, mean_ns: ns})
     end
 
-    test "the seed's table is quantised at one tick" do
+    test "a Windows Sleep(n) table on a 15.625 ms tick is quantised at one tick" do
       costs = [
         {1, 15_470_000},
         {2, 15_460_000},
@@ -179,8 +179,8 @@ defmodule Punctual.ProbeTest do
     assert verdict.floor_ns > div(@tick, 2)
   end
 
-  # The tick found, and 1 to 10 ms costing one tick, 16 to 30 two: the seed's floor and
-  # its step at 16.
+  # The tick found, and 1 to 10 ms costing one tick, 16 to 30 two: a floor of one tick and
+  # a step at 16, past a 15.625 ms tick.
   defp tick_found?(verdict) do
     cost = Map.new(verdict.costs, &{&1.request_ms, &1.mean_ns})
 

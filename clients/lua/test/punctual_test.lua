@@ -266,7 +266,7 @@ test("ticker: delay re-anchors the grid on the late tick", function()
   assert(t:deadline_of(index - 1) == nil, "a tick before the new anchor has no deadline")
 end)
 
-test("mid-band cheat sheet: the seed's numbers", function()
+test("mid-band cheat sheet: the requests mid-band of a 15.625 ms tick", function()
   local expected = { 8, 23, 39, 55, 70, 86, 102, 117, 133, 148 }
   for k, n in ipairs(expected) do
     assert(punctual.mid_band(15.625, k) == n, "k " .. k)
@@ -286,7 +286,7 @@ test("probe: a verdict on the plain sleep, and on a sleep the script passes", fu
   assert(#verdict.costs == 8 and verdict.costs[1].request == 1)
   -- The host's own sleep, when passed, is what gets timed: each request once unmeasured,
   -- then `samples` times, never costing less than it slept. (Whether costs show a quantum
-  -- is arithmetic, tested on the seed's table in crates/punctual/src/quantum.rs; a timing
+  -- is arithmetic, tested on a quantised table in crates/punctual/src/quantum.rs; a timing
   -- test of it would be a latency test.)
   local calls, slept = {}, {}
   local function host_sleep(ms)
@@ -349,7 +349,7 @@ test("probe finds the 15.625 ms tick of a Win32-like sleep, on the script's cloc
   for _, row in ipairs(verdict.costs) do
     by_request[row.request] = row.cost
   end
-  -- 1 to 15 cost one tick, 16 to 30 two: the seed's floor and its step at 16.
+  -- 1 to 15 cost one tick, 16 to 30 two: a floor of one tick and a step at 16.
   assert(by_request[10] == TICK and by_request[16] == 2 * TICK, "16 ms cost " .. by_request[16])
   assert(#asked == 3 * #verdict.costs, "each request once unmeasured, then twice: " .. #asked)
   local sheet = punctual.cheat_sheet(verdict.quantum)

@@ -56,9 +56,9 @@ pub struct BenchArgs {
     #[arg(long = "wait", value_name = "LIST", allow_hyphen_values = true, default_value = "100us,1ms,10ms", default_value_ifs([("preset", "timetest", "100ms"), ("preset", "deadline-sleep", "50ms,20ms,10ms,5ms,1ms,500us,100us,1us")]), value_parser = units::parse_wait_list)]
     pub waits: WaitList,
 
-    /// table: the bench's own; timetest: document 004's timetest.exe layout (MIN, AVG,
-    /// MAX and MAX OVER of each wait's time, in ticks of the clock, whose frequency it
-    /// names); deadline-sleep: the deadline_sleep exercise's errors (median and worst
+    /// table: the bench's own; timetest: the layout of Windows' timetest.exe (MIN, AVG, MAX
+    /// and MAX OVER of each wait's time, in ticks of the clock, whose frequency it names);
+    /// deadline-sleep: the deadline_sleep exercise's errors (median and worst
     /// lateness per wait and method, with CPU per wait).
     #[arg(
         long,
@@ -68,9 +68,9 @@ pub struct BenchArgs {
     )]
     pub format: TableFormat,
 
-    /// Another tool's defaults (each can still be given). timetest: document 004's
-    /// timetest.exe, 50 waits of 100 ms with no warm-up, this OS's own ways to wait,
-    /// --format timetest. deadline-sleep: the C++ deadline_sleep exercise, 5 sleeps at each
+    /// Another tool's defaults (each can still be given). timetest: Windows' timetest.exe,
+    /// 50 waits of 100 ms with no warm-up through this OS's own ways to wait (on Windows
+    /// Sleep, waitable timers and a QPC busy-wait), --format timetest. deadline-sleep: the C++ deadline_sleep exercise, 5 sleeps at each
     /// of 50, 20, 10, 5 and 1 ms, 500, 100 and 1 us, in that order, with no warm-up, through
     /// std::thread::sleep, punctual's native and hybrid sleepers (each fresh at the start),
     /// --format deadline-sleep.
@@ -166,15 +166,6 @@ pub struct BenchArgs {
     /// List the methods and exit.
     #[arg(long)]
     pub list_methods: bool,
-
-    /// Measure one method at the one N of --scale and print the result as JSON (how the
-    /// scale mode runs each method in a process of its own).
-    #[arg(long, hide = true, value_name = "METHOD", requires = "scale")]
-    pub scale_worker: Option<String>,
-
-    /// The worker's seed for its deadlines.
-    #[arg(long, hide = true, default_value_t = 1)]
-    pub scale_seed: u64,
 }
 
 impl BenchArgs {
@@ -221,6 +212,8 @@ impl BenchArgs {
             churn: None,
             duration: None,
             workers: None,
+            fire_worker: None,
+            fire_seed: 1,
             server_worker: None,
             server_seed: 1,
             methods: self.methods.clone(),
@@ -393,6 +386,20 @@ pub struct ScaleArgs {
     /// With --workload server: workers of the multi-thread runtime [default: one per CPU].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub workers: Option<u64>,
+
+    /// Measure one method at the one N given and print the result as JSON (how the fire
+    /// workload runs each method and N in a process of its own).
+    #[arg(
+        long,
+        hide = true,
+        value_name = "METHOD",
+        conflicts_with = "server_worker"
+    )]
+    pub fire_worker: Option<String>,
+
+    /// The fire worker's seed for its deadlines.
+    #[arg(long, hide = true, default_value_t = 1)]
+    pub fire_seed: u64,
 
     /// Measure one method under the server workload and print the result as JSON (how the
     /// server workload runs each method in a process of its own).

@@ -69,8 +69,8 @@ pub struct Environment {
     pub thread_cpu_clock: String,
 }
 
-/// The clock `Instant` reads and its ticks per second (document 004's `QPC Timer is
-/// 10000000 Hz`), as an export carries it; an export that lacks it reads back as an unknown
+/// The clock `Instant` reads and its ticks per second (the first line of timetest.exe's
+/// output: `QPC Timer is 10000000 Hz`), as an export carries it; an export that lacks it reads back as an unknown
 /// clock of 0 Hz.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct InstantClock {

@@ -724,7 +724,6 @@ fn bad_scale_arguments_are_clear_errors() {
             &["--scale", "1", "--methods", "hybrid"],
             "`hybrid` has no scale mode",
         ),
-        (&["--scale-worker", "async"], "--scale"),
         (
             &["--methods", "async-rt"],
             "measured only in the scale mode",

@@ -1,8 +1,10 @@
 //! Ctrl-C, sent as SIGINT to a running `punctual`: every bench mode (`bench`, `frontier`,
-//! `threads`, `scale`, and the deprecated `bench --frontier`, `--threads`, `--scale`) stops at
-//! the end of the batch it is in and still prints, exports and says that it stopped early
-//! (exit code 130); `grid` stops within a slice of its wait however long its interval, and a
-//! second Ctrl-C, which ends the process at once, leaves an existing `--json` file as it was.
+//! `threads`, `scale` with either workload, and the deprecated `bench --frontier`,
+//! `--threads`, `--scale`), with one round or with `--repeat`, stops at the end of the batch
+//! (or worker) it is in and still prints, exports and says that it stopped early (exit code
+//! 130), keeping the rounds it measured; `grid` stops within a slice of its wait however
+//! long its interval, and a second Ctrl-C, which ends the process at once, leaves an
+//! existing `--json` file as it was.
 //!
 //! Linux only: the signal is sent with kill(1) once `/proc/PID/status` shows the handler in
 //! place. Windows has no SIGINT to send to one process (a console's Ctrl-C goes to every
@@ -18,6 +20,10 @@ mod linux {
     use std::time::{Duration, Instant};
 
     use super::common::{interrupt_once_caught, wait_until_caught, TempDir};
+
+    /// How long a run with rounds measures before its Ctrl-C: time for a few of its rounds
+    /// on the mock, never for all of its thousand.
+    const A_FEW_ROUNDS: Duration = Duration::from_millis(1300);
 
     fn spawn(args: &[&str], dir: &TempDir) -> Child {
         Command::new(env!("CARGO_BIN_EXE_punctual"))
@@ -77,6 +83,15 @@ mod linux {
         }
     }
 
+    /// Waits until `parent`'s first worker runs in its own process group. A SIGINT sent to
+    /// the parent's group while a worker is being spawned, before the child has left that
+    /// group, is held pending in the child and ends it once its handlers are reset: the
+    /// worker then dies with no result, which these tests are not about.
+    fn once_a_worker_runs(parent: u32) {
+        wait_for_a_worker(parent);
+        std::thread::sleep(Duration::from_millis(300));
+    }
+
     fn text(bytes: &[u8]) -> String {
         String::from_utf8_lossy(bytes).into_owned()
     }
@@ -119,12 +134,39 @@ mod linux {
     /// waits take no time but whose samples still cost work), sends it Ctrl-C once its
     /// handler is in place, and checks what it left.
     fn stopped_early(what: &str, args: &[&str], table_mark: &str) -> serde_json::Value {
+        stopped_early_after(what, args, table_mark, Duration::ZERO)
+    }
+
+    /// As [`stopped_early`], the Ctrl-C sent `after` the handler is in place.
+    fn stopped_early_after(
+        what: &str,
+        args: &[&str],
+        table_mark: &str,
+        after: Duration,
+    ) -> serde_json::Value {
         let dir = TempDir::new(what);
         let args = [args, &["--export-json", "r.json"][..]].concat();
         let child = spawn(&args, &dir);
-        interrupt_once_caught(child.id(), false);
+        if after.is_zero() {
+            interrupt_once_caught(child.id(), false);
+        } else {
+            let target = wait_until_caught(child.id(), false);
+            std::thread::sleep(after);
+            let sent = Command::new("kill").args(["-INT", "--", &target]).status();
+            assert!(sent.unwrap().success(), "kill -INT {target}");
+        }
         let output = wait_at_most(child, Duration::from_secs(60));
         assert_stopped_early(&output, &dir, table_mark)
+    }
+
+    /// The rounds a row of a run with `--repeat 1000` kept: some, not all.
+    fn rounds_kept(row: &serde_json::Value, field: &str) -> usize {
+        let rounds = row[field].as_array().map_or(0, Vec::len);
+        assert!(
+            (2..1000).contains(&rounds),
+            "{rounds} rounds in `{field}`: {row}"
+        );
+        rounds
     }
 
     #[test]
@@ -177,14 +219,145 @@ mod linux {
 
         let json = stopped_early(
             "scale-mock-ctrl-c",
-            &["scale", "20,50", "--mock-timer", "--rounds", "100000"],
+            &["scale", "20,50", "--mock-timer", "--rounds", "20000"],
             "timers method",
         );
         let rows = json["scale"].as_array().unwrap();
         assert!(!rows.is_empty() && rows.len() < 8, "{json}");
+
+        let json = stopped_early(
+            "server-mock-ctrl-c",
+            &[
+                "scale",
+                "--workload",
+                "server",
+                "--mock-timer",
+                "--pending",
+                "100000",
+                "--churn",
+                "100000",
+                "--duration",
+                "60s",
+            ],
+            "timeouts and their cost",
+        );
+        let rows = json["results"].as_array().unwrap();
+        assert!(!rows.is_empty() && rows.len() < 5, "{json}");
+        assert!(rows[0]["registered"].as_u64().unwrap() > 0, "{json}");
     }
 
-    /// The case: `bench --frontier` and `bench --threads` went on to their end
+    /// With `--repeat`, a Ctrl-C ends the round under way at the end of its batch (a worker,
+    /// in the scale mode): the rounds measured until then are printed and exported, each
+    /// on its own, and no later wait or N is started.
+    #[test]
+    fn ctrl_c_stops_every_mode_with_rounds_and_keeps_the_rounds_measured() {
+        let json = stopped_early_after(
+            "bench-repeat-ctrl-c",
+            &[
+                "bench",
+                "--mock-timer",
+                "--repeat",
+                "1000",
+                "--samples",
+                "5000",
+                "--wait",
+                "1ms,10ms",
+            ],
+            "wait 1ms: lateness",
+            A_FEW_ROUNDS,
+        );
+        let results = json["results"].as_array().unwrap();
+        assert!(results.iter().all(|r| r["wait_ns"] == 1_000_000), "{json}");
+        let rounds = rounds_kept(&results[0], "rounds");
+        assert!(
+            results
+                .iter()
+                .all(|r| r["rounds"].as_array().unwrap().len() >= rounds - 1),
+            "every method measured in each round but the last: {json}"
+        );
+
+        let json = stopped_early_after(
+            "frontier-repeat-ctrl-c",
+            &[
+                "frontier",
+                "--mock-timer",
+                "--repeat",
+                "1000",
+                "--samples",
+                "2000",
+                "--wait",
+                "1ms,10ms",
+            ],
+            "frontier",
+            A_FEW_ROUNDS,
+        );
+        let points = json["points"].as_array().unwrap();
+        assert!(points.iter().all(|p| p["wait_ns"] == 1_000_000), "{json}");
+        rounds_kept(&points[0], "rounds");
+
+        let json = stopped_early_after(
+            "threads-repeat-ctrl-c",
+            &[
+                "threads",
+                "4",
+                "--mock-timer",
+                "--repeat",
+                "1000",
+                "--duration",
+                "200ms",
+            ],
+            "threads",
+            A_FEW_ROUNDS,
+        );
+        rounds_kept(&json["results"][0], "rounds");
+
+        let json = stopped_early_after(
+            "scale-repeat-ctrl-c",
+            &[
+                "scale",
+                "20,50",
+                "--mock-timer",
+                "--repeat",
+                "1000",
+                "--rounds",
+                "100",
+            ],
+            "timers method",
+            A_FEW_ROUNDS,
+        );
+        let rows = json["scale"].as_array().unwrap();
+        assert!(rows.iter().all(|r| r["timers"] == 20), "{json}");
+        rounds_kept(&rows[0], "repeats");
+
+        let json = stopped_early_after(
+            "server-repeat-ctrl-c",
+            &[
+                "scale",
+                "--workload",
+                "server",
+                "--mock-timer",
+                "--repeat",
+                "1000",
+                "--pending",
+                "1000",
+                "--churn",
+                "1000",
+                "--duration",
+                "14s",
+            ],
+            "timeouts and their cost",
+            A_FEW_ROUNDS,
+        );
+        let rows = json["results"].as_array().unwrap();
+        assert_eq!(
+            rows.len(),
+            5,
+            "every method measured in the first round: {json}"
+        );
+        rounds_kept(&rows[0], "repeats");
+    }
+
+    /// What these flags once got wrong: `bench --frontier` and `bench --threads` went on to their end
     /// through a Ctrl-C and exited 0. With the real clock, as a user runs them.
     #[test]
     fn ctrl_c_stops_the_deprecated_frontier_and_threads_flags() {
@@ -271,7 +444,9 @@ mod linux {
             ],
             &dir,
         );
-        // As a terminal does: to the parent and its workers alike.
+        // As a terminal does: to the parent and its workers alike, once the first worker
+        // runs (see `once_a_worker_runs`).
+        once_a_worker_runs(child.id());
         interrupt_once_caught(child.id(), true);
         let output = wait_at_most(child, Duration::from_secs(60));
         assert_stopped_early_with_results(&output, &dir, "timers method");
@@ -280,6 +455,44 @@ mod linux {
         let rows = json["scale"].as_array().unwrap();
         assert_eq!(rows.len(), 1, "the worker it was in, and no other: {json}");
         assert!(rows[0]["rounds"].as_u64().unwrap() >= 1, "{json}");
+    }
+
+    /// The server workload as a user runs it: each method in a worker process, which the
+    /// parent stops by closing its input; the worker's timeouts measured until then are
+    /// kept, and no other method is started.
+    #[test]
+    fn ctrl_c_during_a_server_run_prints_and_exports_what_was_measured() {
+        let dir = TempDir::new("server-ctrl-c");
+        let child = spawn(
+            &[
+                "scale",
+                "--workload",
+                "server",
+                "--methods",
+                "async,tokio",
+                "--pending",
+                "1000",
+                "--churn",
+                "100",
+                "--duration",
+                "3600s",
+                "--export-json",
+                "r.json",
+            ],
+            &dir,
+        );
+        // As a terminal does: to the parent and its workers alike.
+        once_a_worker_runs(child.id());
+        interrupt_once_caught(child.id(), true);
+        let output = wait_at_most(child, Duration::from_secs(60));
+        let json = assert_stopped_early(&output, &dir, "timeouts and their cost");
+        let rows = json["results"].as_array().unwrap();
+        assert_eq!(rows.len(), 1, "the worker it was in, and no other: {json}");
+        assert_eq!(rows[0]["method"], "async", "{json}");
+        assert!(
+            rows[0]["early"].as_u64().is_some() && rows[0]["registered"].as_u64().is_some(),
+            "{json}"
+        );
     }
 
     /// `--export-timers` is written by the workers round by round, into a temporary file

@@ -1,5 +1,5 @@
 //! The OS's own ways to wait (`--methods os`): which exist where, a short real run of each,
-//! and `--format timetest` (document 004's layout) on the mock timer.
+//! and `--format timetest` (Windows' timetest.exe layout) on the mock timer.
 
 mod common;
 use common::{assert_usage_error, stdout_of};
@@ -184,7 +184,7 @@ fn timetest_format_with_several_waits() {
     );
 }
 
-/// The preset is document 004's defaults, each still open to change.
+/// The preset is timetest.exe's defaults, each still open to change.
 #[test]
 fn the_timetest_preset_sets_its_defaults_and_yields_to_given_options() {
     let run = |extra: &[&str]| -> serde_json::Value {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_usage_error, stdout_of};
+use common::{assert_fails_before_measuring, assert_usage_error, stdout_of};
 
 /// A small server workload on the mock timer.
 fn mock_server(extra: &[&str]) -> String {
@@ -104,6 +104,49 @@ fn each_workload_refuses_the_other_s_flags() {
         "--pending is for --workload server",
     );
     assert_usage_error(&["scale", "--mock-timer"], "the fire workload needs N,...");
+}
+
+/// The hidden worker sides are `punctual scale`'s own, one per workload, so that no
+/// deprecated `bench` flag starts them.
+#[test]
+fn each_worker_measures_its_own_workload() {
+    assert_fails_before_measuring(
+        &["scale", "--fire-worker", "async"],
+        1,
+        "a fire worker measures one N",
+    );
+    assert_fails_before_measuring(
+        &[
+            "scale",
+            "10",
+            "--fire-worker",
+            "async",
+            "--workload",
+            "server",
+        ],
+        1,
+        "--fire-worker needs the fire workload",
+    );
+    assert_fails_before_measuring(
+        &["scale", "--server-worker", "async"],
+        1,
+        "--server-worker needs --workload server",
+    );
+    assert_fails_before_measuring(
+        &[
+            "scale",
+            "--workload",
+            "server",
+            "--server-worker",
+            "async-spin",
+        ],
+        1,
+        "no server workload for `async-spin`",
+    );
+    assert_usage_error(
+        &["bench", "--scale", "10", "--scale-worker", "async"],
+        "unexpected argument '--scale-worker'",
+    );
 }
 
 #[test]

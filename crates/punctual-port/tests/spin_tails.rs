@@ -13,8 +13,9 @@ use punctual_port::protocol2::wire::Request;
 
 const MS: i64 = 1_000_000;
 
-/// The case of issue 11: one frame asking for a wake in 300 ms that spins all of it, and
-/// two plain wakes due 10 and 20 ms in, inside that spin.
+/// One frame asking for a wake in 300 ms that spins all of it, and two plain wakes due 10
+/// and 20 ms in, inside that spin: a port that served every wake on one thread would answer
+/// them only when the spin ends.
 #[test]
 fn wakes_due_inside_a_spin_are_answered_on_their_own_time() {
     let mut port = port(&[]);
@@ -64,12 +65,11 @@ fn wakes_due_inside_a_spin_are_answered_on_their_own_time() {
 /// a wake held until another's spin ends is late by up to that.
 ///
 /// What else delays an answer is the scheduler's noise, and a spinning thread at normal
-/// priority meets the worst of it: on the shared 2-core VM (load average 11 to 13 from
-/// other builds, the test under `nice -n 10`) answers came up to 195 ms late. So the port
-/// runs with its default scheduling, the lowest real-time priority where allowed (root, as
-/// in CI), which no normal thread preempts; and a seed whose round goes over is run again,
-/// up to `ATTEMPTS` times, since a delay caused by a spin comes back every time and a
-/// preemption does not.
+/// priority meets the worst of it: on a loaded machine such a thread can be kept off its
+/// CPU for longer than `NOISE_NS`. So the port runs with its default scheduling, the lowest
+/// real-time priority where allowed (root, as in CI), which no normal thread preempts; and
+/// a seed whose round goes over is run again, up to `ATTEMPTS` times, since a delay caused
+/// by a spin comes back every time and a preemption does not.
 #[test]
 fn no_wake_waits_for_another_wakes_spin() {
     const ROUNDS: u64 = 16;

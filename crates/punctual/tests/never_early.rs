@@ -90,8 +90,8 @@ fn early_among(
 /// Mixed lengths from 1 us to 5 ms, starting from nothing: fresh hybrid sleepers, and fresh
 /// threads' own sleeper behind `punctual::sleep`, go through the waits spun whole on the
 /// prior, the probes among them, young lengths leaning on their neighbours and margins
-/// borrowed whole, and the exercise (five of each length, longest first, then back
-/// up). None returns before its deadline.
+/// borrowed whole, and the `deadline_sleep` exercise's order (five of each length, longest
+/// first, then back up). None returns before its deadline.
 #[test]
 fn cold_hybrid_sleepers_never_wake_early_over_mixed_lengths() {
     const LENGTHS_US: [u64; 10] = [1, 2, 5, 10, 30, 60, 100, 300, 1_000, 5_000];

@@ -4,6 +4,7 @@
 
 use std::process::ExitCode;
 
+use super::backend;
 use super::method::MethodSpec;
 use super::registry;
 use super::session::{self, BenchMode, Outputs, RunContext};
@@ -26,6 +27,10 @@ impl BenchMode for WaitTable {
 
     fn run(&self, context: &RunContext) -> anyhow::Result<Report> {
         super::run(&self.options, context)
+    }
+
+    fn warmup(&self) -> u64 {
+        self.options.warmup
     }
 
     fn table(&self, report: &Report) -> String {
@@ -67,9 +72,6 @@ pub fn command(args: BenchArgs, command: &[String]) -> anyhow::Result<ExitCode> 
     if args.list_methods {
         stdio::print(&registry::listing())?;
         return Ok(ExitCode::SUCCESS);
-    }
-    if let (Some(method), Some(timers)) = (&args.scale_worker, &args.scale) {
-        return scale::command::worker(method, timers, &args).map(|()| ExitCode::SUCCESS);
     }
     if args.frontier {
         deprecated("--frontier", "punctual frontier");
@@ -131,7 +133,13 @@ pub fn command(args: BenchArgs, command: &[String]) -> anyhow::Result<ExitCode> 
         page: args.report.as_deref(),
     };
     usage::check_run(&args.run, outputs, None);
-    session::execute(&mode, &args.run, outputs, command)
+    session::execute(
+        &mode,
+        backend::chosen(args.run.mock_timer),
+        &args.run,
+        outputs,
+        command,
+    )
 }
 
 /// The note a deprecated flag prints on standard error: it still works, for one release.

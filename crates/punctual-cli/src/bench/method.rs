@@ -1,18 +1,18 @@
 //! What a way to wait is to `punctual bench`: the [`WaitMethod`] trait and the plain types
-//! of a method's spec. This module is the bottom layer: it names no method. Each method
-//! lives in one small file under `methods/`, as one [`MethodSpec`] with every part the bench
-//! has of it, and is listed once in [`registry::METHODS`], the layer on top. Names are for
-//! the command line and the outputs; the program asks the spec.
+//! of a method's spec. This module is the bottom layer, with its siblings `batch.rs`,
+//! `clock.rs` and `stats.rs`: it names no method, no mode and no worker (`tests/layering.rs`
+//! checks). Each method lives in one small file under `methods/`, as one [`MethodSpec`]
+//! with every part the bench has of it, and is listed once in [`registry::METHODS`], the
+//! layer on top. Names are for the command line and the outputs; the program asks the spec.
 //!
 //! [`registry::METHODS`]: super::registry::METHODS
 
 use std::time::{Duration, Instant};
 
-use super::scale::server::run::ServerArgs;
-use super::scale::server::ServerResult;
-use super::scale::worker::WorkerArgs;
-use super::scale::ScaleResult;
-use super::worker::Measured;
+use punctual::future::DriverConfig;
+
+use super::batch::{Batch, BatchResult};
+use super::clock::MockClock;
 use crate::sys::waits::{TargetOs, THIS_OS};
 
 /// One way to wait, as the bench drives it.
@@ -45,6 +45,18 @@ pub trait WaitMethod {
     fn spin_counts(&self) -> Option<SpinCounts> {
         None
     }
+}
+
+/// A wait method with the measuring loop compiled for its own type: the loop calls the
+/// method, and reads the clock after it, directly, as a caller's own code does, so that the
+/// lateness measured holds no indirect call the caller would not make (an indirect call
+/// after a long spin can miss the predictor and the cache; the library crate's
+/// `return_path` example measures what it costs on a machine). The loop is entered once per
+/// batch, through the vtable. Every [`WaitMethod`] is one: the loop and that implementation
+/// are the measuring thread's (`worker.rs`).
+pub trait Measured: WaitMethod {
+    /// Measures one batch on the machine's clocks (`None`) or on a mock clock.
+    fn measure(&mut self, mock: Option<&MockClock>, batch: Batch) -> BatchResult;
 }
 
 /// The counters of a method with a learned spin tail (punctual's hybrid, `async-spin`).
@@ -105,16 +117,30 @@ pub struct SyncSpec {
     pub create: fn() -> anyhow::Result<Box<dyn Measured>>,
 }
 
-/// A method as the scale mode runs N of its timers at once.
+/// A method as the scale mode runs N of its timers at once: which timer its tasks await,
+/// and on which runtime. The scale mode builds the timer in a worker process of its own
+/// (`scale/timers.rs`), so that the method's memory and CPU are its own.
 #[derive(Debug, Clone, Copy)]
 pub struct ScaleSpec {
-    /// Measures N of its timers; runs in a worker process of its own.
-    pub measure: fn(&WorkerArgs) -> anyhow::Result<ScaleResult>,
+    /// The timer its tasks await.
+    pub timer: TimerKind,
     /// The tokio runtime its tasks run on.
     pub runtime: ScaleRuntime,
-    /// Measures it under `--workload server`, in a worker process of its own; `None` when
-    /// that workload leaves it out.
-    pub server: Option<fn(&ServerArgs) -> anyhow::Result<ServerResult>>,
+    /// Whether `--workload server` measures it too.
+    pub server: bool,
+}
+
+/// The timer a scale method's tasks await.
+#[derive(Debug, Clone, Copy)]
+pub enum TimerKind {
+    /// punctual's futures on a private driver made with this configuration. A real-time
+    /// priority in it raises the executor's thread to the same while the deadlines run.
+    Driver(fn() -> DriverConfig),
+    /// punctual's futures on a private driver per runtime worker, each made with this
+    /// configuration: each worker's sleeps on its own driver.
+    DriverPerWorker(fn() -> DriverConfig),
+    /// `tokio::time`, whose wheel runs on the executor's threads.
+    Tokio,
 }
 
 /// The tokio runtime a scale method's tasks run on.

@@ -5,12 +5,14 @@
 //! them alike. Only one method runs at a time, each on a thread of its own.
 
 pub mod backend;
+pub mod batch;
 pub mod clock;
 pub mod command;
 pub mod frontier;
 pub mod load;
 pub mod method;
 pub mod methods;
+pub mod mock;
 mod options;
 pub mod recommend;
 pub mod registry;
@@ -23,7 +25,8 @@ pub mod stats;
 pub mod threads;
 mod worker;
 
-pub use options::{BenchOptions, Mode, Phase, Stop};
+pub use batch::{Mode, Phase};
+pub use options::{BenchOptions, Stop};
 pub use report::{MethodResult, Report, RunInfo, RunMode, STOPPED_EARLY};
 use run::batch_size;
 pub use run::run;

@@ -2,32 +2,10 @@
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
+use super::batch::{Mode, Phase};
 use super::method::MethodSpec;
 use crate::cli::ComparePair;
 use crate::intervals::bootstrap::Settings;
-
-/// How waits follow one another.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// Back-to-back waits of the given length, each measured from its own start.
-    Single,
-    /// Absolute deadlines `start + k * wait`; lateness against each deadline.
-    Grid,
-}
-
-/// Whether waits start right after the previous wake, or after random work.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Phase {
-    /// Each wait starts as soon as the previous one ended.
-    Aligned,
-    /// A random amount of busy work comes before each wait, so waits start at any phase of
-    /// the OS's timer tick, as they do in real programs.
-    Scrambled,
-}
 
 /// When to stop measuring one method at one wait length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +20,7 @@ pub struct BenchOptions {
     pub methods: Vec<&'static MethodSpec>,
     pub waits: Vec<Duration>,
     pub stop: Stop,
+    /// `--warmup`, handed to the run's context (`BenchMode::warmup`), which warms up.
     pub warmup: u64,
     pub mode: Mode,
     pub phase: Phase,

@@ -46,7 +46,7 @@ pub fn scale_methods() -> impl Iterator<Item = &'static MethodSpec> {
 
 /// The methods the server workload runs, in table order.
 pub fn server_methods() -> impl Iterator<Item = &'static MethodSpec> {
-    scale_methods().filter(|m| m.scale.is_some_and(|scale| scale.server.is_some()))
+    scale_methods().filter(|m| m.scale.is_some_and(|scale| scale.server))
 }
 
 /// The server workload's methods, for error messages.

@@ -4,8 +4,8 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+use super::batch::{Mode, Phase};
 use super::load::LoadKind;
-use super::options::{Mode, Phase};
 use super::rounds::OverRounds;
 use super::scale::ScaleResult;
 use super::stats::Summary;

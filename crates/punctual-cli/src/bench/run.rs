@@ -2,13 +2,14 @@
 
 use std::time::Duration;
 
+use super::batch::Batch;
 use super::options::{BenchOptions, Stop};
 use super::recommend;
 use super::report::{MethodResult, Report, RunInfo};
 use super::rounds::OverRounds;
 use super::session::RunContext;
 use super::stats::Recorder;
-use super::worker::{Batch, Worker};
+use super::worker::Worker;
 use crate::export::json::percentiles;
 use crate::export::SCHEMA_VERSION;
 use crate::output::progress::Progress;
@@ -39,7 +40,7 @@ pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Repor
     let mut progress = Progress::new(
         options.waits.len(),
         workers.len(),
-        expected_time(options),
+        expected_time(options, context.warmup),
         backend,
     );
     let mut seed = context.seed;
@@ -56,12 +57,11 @@ pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Repor
         let mut recorders = vec![Recorder::default(); workers.len()];
         let mut rounds = vec![Vec::new(); workers.len()];
         let mut method_notes = vec![None; workers.len()];
-        if options.warmup > 0 {
-            for worker in &workers {
-                progress.show(wait, worker.name);
-                worker.run(batch(options.warmup, seed))?;
-            }
-        }
+        context.warm_up(
+            &workers,
+            |count| batch(count, seed),
+            |worker| progress.show(wait, worker.name),
+        )?;
         // A round is one pass of the batch loop below over every method, each round as long
         // as a run of one round: the methods stay interleaved inside it, so a round's slow
         // spell falls on all of them, and the workers (what the hybrid learned) live through
@@ -162,7 +162,7 @@ pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Repor
                 Stop::Samples(_) => None,
                 Stop::Duration(d) => Some(d.as_nanos() as u64),
             },
-            warmup: options.warmup,
+            warmup: context.warmup,
             timers: None,
             min_rounds: None,
             interrupted: context.interrupted(),
@@ -176,14 +176,14 @@ pub fn run(options: &BenchOptions, context: &RunContext) -> anyhow::Result<Repor
     })
 }
 
-/// About how long the whole run takes, for the progress bar.
-fn expected_time(options: &BenchOptions) -> Duration {
+/// About how long the whole run takes with `warmup` waits before each, for the progress bar.
+fn expected_time(options: &BenchOptions, warmup: u64) -> Duration {
     let per_method: Duration = options
         .waits
         .iter()
         .map(|&wait| match options.stop {
             Stop::Samples(n) => {
-                (wait + PER_WAIT_OVERHEAD) * (n + options.warmup).min(u32::MAX as u64) as u32
+                (wait + PER_WAIT_OVERHEAD) * (n + warmup).min(u32::MAX as u64) as u32
             }
             Stop::Duration(d) => d,
         })

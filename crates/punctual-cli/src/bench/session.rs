@@ -1,7 +1,8 @@
 //! One run of any bench mode, from its checked options to its exit code: the one place that
 //! holds `--dma-latency`, checks every output before anything is measured, catches Ctrl-C,
 //! reads the environment before any load or method thread exists, starts the load, seeds
-//! the run, and after it writes each output whatever became of the others.
+//! the run, warms the methods up, and after it writes each output whatever became of the
+//! others.
 //!
 //! A mode is what implements [`BenchMode`]: it measures in a [`RunContext`] and renders
 //! what it measured as a table, a JSON export, an HTML page (and, for some, CSV, Markdown
@@ -17,8 +18,10 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
-use super::backend::{self, Backend};
+use super::backend::Backend;
+use super::batch::Batch;
 use super::load::{Load, LoadKind};
+use super::worker::Worker;
 use super::STOPPED_EARLY;
 use crate::cli::RunArgs;
 use crate::environment::Environment;
@@ -50,6 +53,9 @@ pub struct RunContext {
     pub backend: &'static dyn Backend,
     /// The first seed of the run's random draws.
     pub seed: u64,
+    /// Unrecorded waits per method before it is measured at each wait (`--warmup`; 0 for
+    /// a mode without one): see [`RunContext::warm_up`].
+    pub warmup: u64,
     /// The background load.
     pub load: LoadKind,
     /// How many load threads run: 0 with no load.
@@ -65,6 +71,30 @@ impl RunContext {
     /// keeps it, and starts no other.
     pub fn interrupted(&self) -> bool {
         interrupted()
+    }
+
+    /// Warms `workers` up before their first measured batch at a wait: each in turn runs
+    /// [`RunContext::warmup`] unrecorded waits, as `batch` makes that many, so that what a
+    /// method sets up or learns on its first waits (a runtime, a margin, the caches) is not
+    /// measured; `show` is told whose turn it is (the progress bar).
+    ///
+    /// # Errors
+    ///
+    /// When a method's thread ended or its method could not be set up.
+    pub fn warm_up<'a>(
+        &self,
+        workers: impl IntoIterator<Item = &'a Worker>,
+        batch: impl Fn(u64) -> Batch,
+        mut show: impl FnMut(&Worker),
+    ) -> anyhow::Result<()> {
+        if self.warmup == 0 {
+            return Ok(());
+        }
+        for worker in workers {
+            show(worker);
+            worker.run(batch(self.warmup))?;
+        }
+        Ok(())
     }
 
     /// The notes every report of this run starts with: the load's, and the word that
@@ -85,6 +115,12 @@ pub trait BenchMode {
 
     /// Measures, checking [`RunContext::interrupted`] after each batch.
     fn run(&self, context: &RunContext) -> anyhow::Result<Self::Report>;
+
+    /// The unrecorded waits per method before each wait (`--warmup`), which the run's
+    /// context holds ([`RunContext::warmup`]); 0 for a mode without a warm-up.
+    fn warmup(&self) -> u64 {
+        0
+    }
 
     /// The table printed on standard output.
     fn table(&self, report: &Self::Report) -> String;
@@ -113,15 +149,16 @@ pub trait BenchMode {
     }
 }
 
-/// Runs `mode` with the shared settings and writes its outputs; the exit code is 0 when all
-/// were written, 1 when one could not be, 130 when Ctrl-C stopped the run (after writing).
+/// Runs `mode` with the shared settings on `backend`, the one the command chose from
+/// `--mock-timer`, and writes its outputs; the exit code is 0 when all were written, 1 when
+/// one could not be, 130 when Ctrl-C stopped the run (after writing).
 pub fn execute<M: BenchMode>(
     mode: &M,
+    backend: &'static dyn Backend,
     run: &RunArgs,
     outputs: Outputs,
     command: &[String],
 ) -> anyhow::Result<ExitCode> {
-    let backend = backend::chosen(run.mock_timer);
     // Held for the whole run.
     let _dma_latency = match run.dma_latency {
         Some(us) if !backend.is_mock() => Some(crate::environment::hold_dma_latency(us)?),
@@ -148,6 +185,7 @@ pub fn execute<M: BenchMode>(
                 .duration_since(SystemTime::UNIX_EPOCH)
                 .map_or(1, |d| d.as_nanos() as u64)
         },
+        warmup: mode.warmup(),
         load: run.load,
         load_threads: if run.load == LoadKind::None {
             0

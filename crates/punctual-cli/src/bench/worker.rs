@@ -9,31 +9,12 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context};
 
 use super::backend::Backend;
+use super::batch::{Batch, BatchResult, Mode, Phase};
 use super::clock::{Clock, MockClock, RealClock};
-use super::method::{MethodSpec, WaitMethod};
+use super::method::{Measured, MethodSpec, WaitMethod};
 use super::stats::Sample;
-use super::{Mode, Phase};
 use crate::rng::Rng;
 use punctual::Grid;
-
-/// What one batch measures.
-#[derive(Debug, Clone, Copy)]
-pub struct Batch {
-    pub mode: Mode,
-    pub phase: Phase,
-    pub wait: Duration,
-    pub count: u64,
-    pub seed: u64,
-}
-
-/// What one batch measured.
-#[derive(Debug, Default)]
-pub struct BatchResult {
-    pub samples: Vec<Sample>,
-    pub missed: u64,
-    pub wall: Duration,
-    pub note: Option<String>,
-}
 
 pub struct Worker {
     pub name: &'static str,
@@ -47,17 +28,7 @@ pub struct Worker {
 pub type MakeMethod =
     Box<dyn FnOnce(Option<&MockClock>) -> anyhow::Result<Box<dyn Measured>> + Send>;
 
-/// A wait method with the measuring loop compiled for its own type: the loop calls the
-/// method, and reads the clock after it, directly, as a caller's own code does, so that the
-/// lateness measured holds no indirect call the caller would not make (an indirect call
-/// after a long spin can miss the predictor and the cache; the library crate's
-/// `return_path` example measures what it costs on a machine). The loop is entered once per
-/// batch, through the vtable.
-pub trait Measured: WaitMethod {
-    /// Measures one batch on the machine's clocks (`None`) or on a mock clock.
-    fn measure(&mut self, mock: Option<&MockClock>, batch: Batch) -> BatchResult;
-}
-
+/// Every method has the measuring loop compiled for its own type (see [`Measured`]).
 impl<M: WaitMethod> Measured for M {
     fn measure(&mut self, mock: Option<&MockClock>, batch: Batch) -> BatchResult {
         match mock {

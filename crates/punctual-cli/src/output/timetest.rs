@@ -1,5 +1,5 @@
-//! `--format timetest`: document 004's table (timetest.exe), so that its users can put the
-//! two outputs side by side. Each wait's block gives, per method, the MIN, AVG and MAX time
+//! `--format timetest`: the table of Windows' timetest.exe (its Sleep, waitable timer and
+//! QPC busy-wait tests), so that its users can put the two outputs side by side. Each wait's block gives, per method, the MIN, AVG and MAX time
 //! a wait took and its MAX OVER (the worst time past the nominal wait), all in ticks of the
 //! clock the bench times with, whose frequency the first line names:
 //!

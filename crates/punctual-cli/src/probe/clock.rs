@@ -4,9 +4,47 @@
 
 use std::time::{Duration, Instant};
 
-use crate::bench::method::WaitMethod;
+use anyhow::Context;
+
+use crate::bench::method::{MethodSpec, WaitMethod};
 use crate::rng::Rng;
 use crate::sys::{self, CoarseClock, Platform};
+
+/// What the probe times, and how its report names it. The run's backend makes it
+/// (`Backend::probe_target`): [`real`] or [`mock`].
+pub struct ProbeTarget {
+    pub clock: Box<dyn ProbeClock>,
+    /// The OS and architecture the report names.
+    pub os: String,
+    /// The sleep the report names.
+    pub sleep: String,
+    /// The seed of the scrambled phase's busy work.
+    pub seed: u64,
+}
+
+/// `spec`'s single-thread method on the machine's clocks, named `sleep`.
+pub fn real(spec: &'static MethodSpec, sleep: String) -> anyhow::Result<ProbeTarget> {
+    let sleeper = (spec.sync()?.create)().with_context(|| format!("setting up `{}`", spec.name))?;
+    Ok(ProbeTarget {
+        clock: Box::new(RealClock::new(sleeper)),
+        os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+        sleep,
+        seed: u64::from(std::process::id()),
+    })
+}
+
+/// The modelled sleep of a mock run: quantised by `quantum`, or high-resolution.
+pub fn mock(quantum: Option<Duration>) -> ProbeTarget {
+    ProbeTarget {
+        clock: Box::new(MockClock::new(quantum)),
+        os: "MockOS".into(),
+        sleep: MOCK_SLEEP.into(),
+        seed: 7,
+    }
+}
+
+/// What the mock's report calls the sleep it models.
+const MOCK_SLEEP: &str = "mock_sleep()";
 
 pub trait ProbeClock {
     /// Nanoseconds since the probe started, on the fine clock.

@@ -8,8 +8,8 @@ use serde::Serialize;
 use super::clock::ProbeClock;
 use crate::rng::Rng;
 
-/// The requests the seed's table timed, from 0 and 1 us up to 30 ms; 15 and 16 ms straddle
-/// a Windows tick.
+/// The requests timed, from 0 and 1 us up to 30 ms: the 1 to 30 ms a `Sleep(n)` table of a
+/// Windows program covers, and 15 and 16 ms on either side of a Windows tick.
 pub const REQUESTS_US: [u64; 11] = [
     0, 1, 100, 1_000, 2_000, 5_000, 10_000, 15_000, 16_000, 20_000, 30_000,
 ];

@@ -5,7 +5,7 @@
 //! are quantised, by what, and which requests land mid-band.
 
 mod analysis;
-mod clock;
+pub mod clock;
 mod measure;
 mod report;
 
@@ -15,13 +15,13 @@ use serde::Serialize;
 
 use anyhow::Context;
 
-use crate::bench::registry;
+use crate::bench::{backend, registry};
 use crate::cli::ProbeArgs;
 use crate::output::stdio;
 use crate::rng::Rng;
 use crate::sys::waits;
 use analysis::CheatRow;
-use clock::{MockClock, ProbeClock, RealClock};
+use clock::ProbeClock;
 use measure::{Ruler, Timing, REQUESTS_US};
 
 /// One request's costs.
@@ -60,46 +60,30 @@ pub struct Findings {
 }
 
 pub fn command(args: &ProbeArgs) -> anyhow::Result<()> {
-    let findings = if args.mock_timer {
-        probe(
-            &mut MockClock::new(args.mock_quantum),
-            args.time_per_request,
-            "MockOS".into(),
-            MOCK_SLEEP.into(),
-            7,
-        )
-    } else {
-        let os = format!("{} {}", std::env::consts::OS, std::env::consts::ARCH);
-        let seed = std::process::id() as u64;
-        let (spec, sleep) = match args.method {
-            Some(spec) => (spec, format!("`{}` ({})", spec.name, spec.about)),
-            None => {
-                let plain = waits::PLAIN_SLEEP;
-                let spec = registry::find(plain.method).with_context(|| {
-                    format!("the plain sleep `{}` is not built in", plain.method)
-                })?;
-                (spec, plain.primitive.to_string())
-            }
-        };
-        let sleeper =
-            (spec.sync()?.create)().with_context(|| format!("setting up `{}`", spec.name))?;
-        probe(
-            &mut RealClock::new(sleeper),
-            args.time_per_request,
-            os,
-            sleep,
-            seed,
-        )
+    let backend = backend::chosen(args.mock_timer);
+    let (spec, sleep) = match args.method {
+        Some(spec) => (spec, format!("`{}` ({})", spec.name, spec.about)),
+        None => {
+            let plain = waits::PLAIN_SLEEP;
+            let spec = registry::find(plain.method)
+                .with_context(|| format!("the plain sleep `{}` is not built in", plain.method))?;
+            (spec, plain.primitive.to_string())
+        }
     };
+    let mut target = backend.probe_target(spec, sleep, args.mock_quantum)?;
+    let findings = probe(
+        &mut *target.clock,
+        args.time_per_request,
+        target.os,
+        target.sleep,
+        target.seed,
+    );
     if args.json {
         stdio::print(&format!("{}\n", serde_json::to_string_pretty(&findings)?))
     } else {
         stdio::print(&report::render(&findings))
     }
 }
-
-/// What the mock's report calls the sleep it models.
-const MOCK_SLEEP: &str = "mock_sleep()";
 
 fn probe(
     clock: &mut dyn ProbeClock,

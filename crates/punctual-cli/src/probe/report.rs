@@ -1,4 +1,5 @@
-//! The probe's findings as a person reads them, in the seed's shape.
+//! The probe's findings as a person reads them: the ruler, each request's cost back to back
+//! and scrambled, then the verdict and the cheat sheet.
 
 use std::fmt::Write;
 use std::time::Duration;

@@ -110,7 +110,7 @@ pub const PLAIN_SLEEP: PlainSleep = PlainSleep {
     primitive: "std::thread::sleep",
 };
 
-/// A clock and its ticks per second (document 004's `QPC Timer is 10000000 Hz`).
+/// A clock and its ticks per second (as timetest.exe names it: `QPC Timer is 10000000 Hz`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct TickClock {
     pub name: &'static str,

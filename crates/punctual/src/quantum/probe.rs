@@ -253,7 +253,7 @@ mod tests {
         assert_eq!(probe.overshoot, None);
         assert_eq!(probe.floor, TICK);
         let means: Vec<Duration> = probe.costs.iter().map(|c| c.mean).collect();
-        // 1 to 15 ms cost one tick, 16 to 30 two: the seed's step at 16.
+        // 1 to 15 ms cost one tick, 16 to 30 two: the step at 16, past a 15.625 ms tick.
         assert_eq!(
             means,
             [TICK, TICK, TICK, TICK, TICK, 2 * TICK, 2 * TICK, 2 * TICK]

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use super::{plot, run, FrontierOptions, FrontierReport};
+use crate::bench::backend;
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
 use crate::cli::FrontierArgs;
 use crate::intervals::bootstrap;
@@ -13,6 +14,10 @@ impl BenchMode for FrontierOptions {
 
     fn run(&self, context: &RunContext) -> anyhow::Result<FrontierReport> {
         run(self, context)
+    }
+
+    fn warmup(&self) -> u64 {
+        self.warmup
     }
 
     fn table(&self, report: &FrontierReport) -> String {
@@ -48,5 +53,11 @@ pub fn command(args: &FrontierArgs, command: &[String]) -> anyhow::Result<ExitCo
             usage::error(clap::error::ErrorKind::ValueValidation, message)
         }),
     };
-    session::execute(&mode, &args.run, outputs, command)
+    session::execute(
+        &mode,
+        backend::chosen(args.run.mock_timer),
+        &args.run,
+        outputs,
+        command,
+    )
 }

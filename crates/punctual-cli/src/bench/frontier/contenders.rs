@@ -7,13 +7,11 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use spin_sleep::SpinSleeper;
 
-use super::mock;
 use crate::bench::backend::Backend;
 use crate::bench::clock::MockClock;
-use crate::bench::method::WaitMethod;
+use crate::bench::method::{Measured, WaitMethod};
 use crate::bench::methods;
 use crate::bench::worker::MakeMethod;
-use crate::bench::worker::Measured;
 use crate::units::wait_label;
 use punctual::Sleeper;
 
@@ -59,15 +57,15 @@ pub struct Scales {
 }
 
 impl Scales {
-    /// This platform's; in a mock run, Linux's, so that the mock prints the same
-    /// everywhere (on Windows spin_sleep measures its default).
-    pub fn here(backend: &dyn Backend) -> Scales {
-        if backend.is_mock() {
-            return Scales {
-                oversleep: Duration::from_micros(100),
-                spin_sleep_default: Duration::from_micros(125),
-            };
-        }
+    /// Linux's, which a mock run takes, so that the mock prints the same everywhere (on
+    /// Windows spin_sleep measures its default).
+    pub const LINUX: Scales = Scales {
+        oversleep: Duration::from_micros(100),
+        spin_sleep_default: Duration::from_micros(125),
+    };
+
+    /// This platform's.
+    pub fn here() -> Scales {
         Scales {
             oversleep: Sleeper::hybrid().margin(),
             spin_sleep_default: Duration::from_nanos(u64::from(
@@ -143,26 +141,25 @@ impl Contender {
         self.family != Family::SpinSleep
     }
 
-    /// How its measuring thread builds it: on a virtual clock (the mock's backend gave the
-    /// thread one), the frontier's own stand-in for it.
-    pub fn make(self) -> MakeMethod {
-        Box::new(move |clock: Option<&MockClock>| {
-            if let Some(clock) = clock {
-                return Ok(mock::method(self, clock.clone()));
+    /// How its measuring thread builds it, as `backend` makes contenders.
+    pub fn make(self, backend: &'static dyn Backend) -> MakeMethod {
+        Box::new(move |clock: Option<&MockClock>| backend.contender(self, clock))
+    }
+
+    /// The contender on the machine's clocks.
+    pub fn method(self) -> anyhow::Result<Box<dyn Measured>> {
+        let setting = self.setting.unwrap_or_default();
+        Ok(match self.family {
+            Family::FixedMargin => Box::new(FixedMargin {
+                native: Sleeper::native(),
+                margin: setting,
+            }),
+            Family::SpinSleep => {
+                let ns = u32::try_from(setting.as_nanos()).unwrap_or(u32::MAX);
+                Box::new(SpinSleep(SpinSleeper::new(ns.min(999_999_999))))
             }
-            let setting = self.setting.unwrap_or_default();
-            Ok(match self.family {
-                Family::FixedMargin => Box::new(FixedMargin {
-                    native: Sleeper::native(),
-                    margin: setting,
-                }) as Box<dyn Measured>,
-                Family::SpinSleep => {
-                    let ns = u32::try_from(setting.as_nanos()).unwrap_or(u32::MAX);
-                    Box::new(SpinSleep(SpinSleeper::new(ns.min(999_999_999))))
-                }
-                Family::Hybrid => (methods::hybrid::SYNC.create)()?,
-                Family::AsyncSpin => (methods::async_spin::SYNC.create)()?,
-            })
+            Family::Hybrid => (methods::hybrid::SYNC.create)()?,
+            Family::AsyncSpin => (methods::async_spin::SYNC.create)()?,
         })
     }
 }

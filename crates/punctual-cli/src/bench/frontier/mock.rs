@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use super::contenders::{Contender, Family};
 use crate::bench::clock::{Clock, MockClock};
+use crate::bench::method::Measured;
 use crate::bench::method::WaitMethod;
-use crate::bench::worker::Measured;
 use crate::rng::Rng;
 
 /// How far past its target a native sleep wakes: `base + U[0, jitter)`, plus `stall_ns`

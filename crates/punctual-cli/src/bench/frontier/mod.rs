@@ -9,9 +9,9 @@
 //! the call returns, with CPU read from the measuring thread's CPU clock.
 
 pub mod command;
-mod contenders;
+pub mod contenders;
 mod fit;
-mod mock;
+pub mod mock;
 mod placement;
 pub mod plot;
 
@@ -20,10 +20,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::backend::Backend;
+use super::batch::Batch;
 use super::load::LoadKind;
 use super::session::RunContext;
 use super::stats::{Recorder, Summary};
-use super::worker::{Batch, Worker};
+use super::worker::Worker;
 use super::{batch_size, Mode, Phase, RunMode};
 use crate::environment::Environment;
 use crate::export::json::{percentiles, PercentilePoint};
@@ -42,6 +43,7 @@ pub struct FrontierOptions {
     pub waits: Vec<Duration>,
     /// Samples per contender and wait; `None` for [`default_samples`].
     pub samples: Option<u64>,
+    /// `--warmup`, handed to the run's context (`BenchMode::warmup`), which warms up.
     pub warmup: u64,
     pub phase: Phase,
     /// Rounds of every contender at every wait (`--repeat`).
@@ -151,7 +153,7 @@ pub fn default_samples(wait: Duration) -> u64 {
 /// Runs the contenders at every wait, interleaved in batches.
 pub fn run(options: &FrontierOptions, context: &RunContext) -> anyhow::Result<FrontierReport> {
     let backend = context.backend;
-    let scales = contenders::Scales::here(backend);
+    let scales = backend.frontier_scales();
     let plan: Vec<(Duration, Vec<contenders::Contender>)> = options
         .waits
         .iter()
@@ -268,7 +270,7 @@ pub fn run(options: &FrontierOptions, context: &RunContext) -> anyhow::Result<Fr
             phase: options.phase,
             load: context.load,
             load_threads: context.load_threads,
-            warmup: options.warmup,
+            warmup: context.warmup,
             waits: sizes,
             interrupted: context.interrupted(),
         },
@@ -297,11 +299,12 @@ fn measure_wait(
         seed,
     };
     // Warm-up once per wait, before its first round.
-    if options.warmup > 0 && round == 0 {
-        for worker in workers {
-            progress.label(format!("{} · {} (warm-up)", label(wait), worker.name));
-            worker.run(batch(options.warmup, *seed))?;
-        }
+    if round == 0 {
+        context.warm_up(
+            workers.iter().copied(),
+            |count| batch(count, *seed),
+            |worker| progress.label(format!("{} · {} (warm-up)", label(wait), worker.name)),
+        )?;
     }
     let mut recorders = vec![Recorder::default(); workers.len()];
     loop {
@@ -355,7 +358,7 @@ fn start(
     backend: &'static dyn Backend,
 ) -> anyhow::Result<Worker> {
     let name: &'static str = Box::leak(contender.label().into_boxed_str());
-    Worker::spawn(name, backend, contender.make())
+    Worker::spawn(name, backend, contender.make(backend))
 }
 
 fn point(contender: &contenders::Contender, wait: Duration, recorder: &Recorder) -> FrontierPoint {

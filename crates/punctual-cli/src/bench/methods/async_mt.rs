@@ -1,8 +1,6 @@
 use punctual::future::{DriverConfig, SpinTail};
 
-use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec};
-use crate::bench::scale::timers::PunctualTimer;
-use crate::bench::scale::{server, worker};
+use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, TimerKind};
 
 pub const SPEC: MethodSpec = MethodSpec {
     name: "async-mt",
@@ -13,14 +11,8 @@ pub const SPEC: MethodSpec = MethodSpec {
     never_early_on: Oses::NONE,
     sync: None,
     scale: Some(ScaleSpec {
-        measure: |args| {
-            let config = DriverConfig::new().with_spin_tail(SpinTail::None);
-            worker::measure(PunctualTimer::new(config)?, args)
-        },
+        timer: TimerKind::Driver(|| DriverConfig::new().with_spin_tail(SpinTail::None)),
         runtime: ScaleRuntime::MultiThread,
-        server: Some(|args| {
-            let config = DriverConfig::new().with_spin_tail(SpinTail::None);
-            server::run::measure(PunctualTimer::new(config)?, args)
-        }),
+        server: true,
     }),
 };

@@ -1,8 +1,6 @@
 use punctual::future::{DriverConfig, SpinTail};
 
-use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec};
-use crate::bench::scale::timers::PerWorkerTimer;
-use crate::bench::scale::{server, worker};
+use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, TimerKind};
 
 pub const SPEC: MethodSpec = MethodSpec {
     name: "async-mtw",
@@ -14,16 +12,9 @@ pub const SPEC: MethodSpec = MethodSpec {
     never_early_on: Oses::NONE,
     sync: None,
     scale: Some(ScaleSpec {
-        measure: |args| {
-            let config = DriverConfig::new().with_spin_tail(SpinTail::None);
-            let workers = std::thread::available_parallelism().map_or(1, usize::from);
-            worker::measure(PerWorkerTimer::new(config, workers)?, args)
-        },
+        // A driver per runtime worker, each worker's timers on its own.
+        timer: TimerKind::DriverPerWorker(|| DriverConfig::new().with_spin_tail(SpinTail::None)),
         runtime: ScaleRuntime::MultiThread,
-        // A driver per runtime worker, each worker's timeouts on its own.
-        server: Some(|args| {
-            let config = DriverConfig::new().with_spin_tail(SpinTail::None);
-            server::run::measure(PerWorkerTimer::new(config, args.workers as usize)?, args)
-        }),
+        server: true,
     }),
 };

@@ -1,9 +1,7 @@
 use punctual::future::{DriverConfig, SpinTail};
 
 use super::AsyncPunctual;
-use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec};
-use crate::bench::scale::timers::PunctualTimer;
-use crate::bench::scale::{server, worker};
+use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec, TimerKind};
 
 pub const SPEC: MethodSpec = MethodSpec {
     name: "async",
@@ -16,14 +14,8 @@ pub const SPEC: MethodSpec = MethodSpec {
         create: || Ok(Box::new(AsyncPunctual::new(SPEC.name, SpinTail::None)?)),
     }),
     scale: Some(ScaleSpec {
-        measure: |args| {
-            let config = DriverConfig::new().with_spin_tail(SpinTail::None);
-            worker::measure(PunctualTimer::new(config)?, args)
-        },
+        timer: TimerKind::Driver(|| DriverConfig::new().with_spin_tail(SpinTail::None)),
         runtime: ScaleRuntime::CurrentThread,
-        server: Some(|args| {
-            let config = DriverConfig::new().with_spin_tail(SpinTail::None);
-            server::run::measure(PunctualTimer::new(config)?, args)
-        }),
+        server: true,
     }),
 };

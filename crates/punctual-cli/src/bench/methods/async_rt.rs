@@ -1,6 +1,6 @@
-use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec};
-use crate::bench::scale::timers::PunctualTimer;
-use crate::bench::scale::worker;
+use punctual::future::DriverConfig;
+
+use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, TimerKind};
 
 /// The real-time priority of `async-rt`'s threads: low among real-time priorities, high
 /// above every time-sharing thread.
@@ -17,8 +17,8 @@ pub const SPEC: MethodSpec = MethodSpec {
     never_early_on: Oses::NONE,
     sync: None,
     scale: Some(ScaleSpec {
-        measure: |args| worker::measure(PunctualTimer::realtime(RT_PRIORITY)?, args),
+        timer: TimerKind::Driver(|| DriverConfig::new().with_realtime_priority(RT_PRIORITY)),
         runtime: ScaleRuntime::CurrentThread,
-        server: None,
+        server: false,
     }),
 };

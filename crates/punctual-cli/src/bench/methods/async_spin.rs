@@ -2,9 +2,7 @@ use punctual::future::{DriverConfig, SpinTail};
 use punctual::HybridConfig;
 
 use super::AsyncPunctual;
-use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec};
-use crate::bench::scale::timers::PunctualTimer;
-use crate::bench::scale::worker;
+use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec, TimerKind};
 
 /// The spin tail the `async-spin` method (and its scale twin) runs with: the learned
 /// margin, with up to half of each sleep spun. The end-to-end delay it covers (the driver's
@@ -23,12 +21,9 @@ pub const SPEC: MethodSpec = MethodSpec {
     never_early_on: Oses::NONE,
     sync: Some(SYNC),
     scale: Some(ScaleSpec {
-        measure: |args| {
-            let config = DriverConfig::new().with_spin_tail(tail());
-            worker::measure(PunctualTimer::new(config)?, args)
-        },
+        timer: TimerKind::Driver(|| DriverConfig::new().with_spin_tail(tail())),
         runtime: ScaleRuntime::CurrentThread,
-        server: None,
+        server: false,
     }),
 };
 

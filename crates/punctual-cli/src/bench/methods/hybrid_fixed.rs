@@ -6,9 +6,9 @@ use crate::bench::clock::{Clock, RealClock};
 use crate::bench::method::{MethodSpec, Oses, SyncSpec, WaitMethod};
 use crate::units::format_duration;
 
-/// Document 004's "HR wait timer + busywait": the high-resolution timer (punctual's native
-/// sleep) until a fixed margin before the deadline, then a busy wait on the clock. The
-/// document does not give its margin; 1 ms is a Windows high-resolution timer's usual
+/// Windows' timetest.exe's "HR wait timer + busywait": the high-resolution timer (punctual's
+/// native sleep) until a fixed margin before the deadline, then a busy wait on the clock.
+/// timetest.exe does not say its margin; 1 ms is a Windows high-resolution timer's usual
 /// worst lateness on an idle machine, where the learned margin of `hybrid` is the contrast.
 const MARGIN: Duration = Duration::from_millis(1);
 
@@ -41,7 +41,7 @@ impl<C: Clock> WaitMethod for FixedMarginHybrid<C> {
 
 pub const SPEC: MethodSpec = MethodSpec {
     name: "hybrid-fixed",
-    about: "high-resolution timer to 1 ms before the deadline, then a busy wait (document 004)",
+    about: "high-resolution timer to 1 ms before the deadline, then a busy wait (timetest.exe's HR wait timer + busywait)",
     ours: false,
     runs_on: Oses::WINDOWS,
     os_primitive_on: Oses::WINDOWS,

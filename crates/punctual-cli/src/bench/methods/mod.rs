@@ -1,7 +1,9 @@
 //! One file per method. To add one: write a file with a `pub const SPEC: MethodSpec` (every
-//! part it has), declare it here, list it in `registry::METHODS` and give its stand-in a
-//! profile in `mock::PROFILES` (a test fails until it has one); an OS's own primitive calls
-//! it through `sys::waits` (no `cfg` here). No method imports the registry.
+//! part it has), declare it here, list it in `registry::METHODS` and give its stand-ins
+//! their profiles in `bench/mock/profiles.rs` (`SYNC` for a single-thread part, `SCALE`
+//! for a scale part; a test fails until each part has one); an OS's own primitive calls it
+//! through `sys::waits` (no `cfg` here). A method reaches only the leaf (`bench/method.rs`
+//! and its siblings) and the other methods: not the registry, a mode or a worker.
 
 pub mod async_io;
 pub mod async_mt;
@@ -10,7 +12,6 @@ pub mod async_native;
 pub mod async_rt;
 pub mod async_spin;
 pub mod hybrid;
-pub mod mock;
 pub mod native;
 pub mod spin;
 pub mod spin_sleep;

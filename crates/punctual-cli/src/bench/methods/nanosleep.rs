@@ -2,8 +2,7 @@ use std::time::Duration;
 
 use super::os_wait::TimeLeftWait;
 use crate::bench::clock::RealClock;
-use crate::bench::method::{MethodSpec, Oses, SyncSpec};
-use crate::bench::worker::Measured;
+use crate::bench::method::{Measured, MethodSpec, Oses, SyncSpec};
 use crate::sys::waits::{self, TargetOs, THIS_OS};
 use crate::units::format_duration;
 

@@ -1,8 +1,8 @@
 use std::time::Instant;
 
-use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec, WaitMethod};
-use crate::bench::scale::timers::TokioTimer;
-use crate::bench::scale::{server, worker};
+use crate::bench::method::{
+    MethodSpec, Oses, ScaleRuntime, ScaleSpec, SyncSpec, TimerKind, WaitMethod,
+};
 
 /// `tokio::time::sleep_until` on a current-thread runtime driven by the measuring thread.
 struct Tokio(tokio::runtime::Runtime);
@@ -31,8 +31,8 @@ pub const SPEC: MethodSpec = MethodSpec {
         },
     }),
     scale: Some(ScaleSpec {
-        measure: |args| worker::measure(TokioTimer, args),
+        timer: TimerKind::Tokio,
         runtime: ScaleRuntime::CurrentThread,
-        server: Some(|args| server::run::measure(TokioTimer, args)),
+        server: true,
     }),
 };

@@ -1,6 +1,4 @@
-use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec};
-use crate::bench::scale::timers::TokioTimer;
-use crate::bench::scale::{server, worker};
+use crate::bench::method::{MethodSpec, Oses, ScaleRuntime, ScaleSpec, TimerKind};
 
 pub const SPEC: MethodSpec = MethodSpec {
     name: "tokio-mt",
@@ -11,8 +9,8 @@ pub const SPEC: MethodSpec = MethodSpec {
     never_early_on: Oses::NONE,
     sync: None,
     scale: Some(ScaleSpec {
-        measure: |args| worker::measure(TokioTimer, args),
+        timer: TimerKind::Tokio,
         runtime: ScaleRuntime::MultiThread,
-        server: Some(|args| server::run::measure(TokioTimer, args)),
+        server: true,
     }),
 };

@@ -1,16 +1,17 @@
 //! `punctual scale N,...` from the command line to its outputs, as a [`BenchMode`]: which
-//! methods `--methods` gave it, and the hidden worker side (`bench --scale-worker`).
+//! methods `--methods` gave it, and the hidden worker side (`--fire-worker METHOD`).
 
 use std::process::ExitCode;
 
 use super::process;
 use super::worker::{self, WorkerArgs};
 use super::ScaleOptions;
+use crate::bench::backend;
 use crate::bench::method::MethodSpec;
 use crate::bench::registry;
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
 use crate::bench::Report;
-use crate::cli::{BenchArgs, MethodList, ScaleArgs, Workload};
+use crate::cli::{MethodList, ScaleArgs, Workload};
 use crate::export;
 use crate::intervals::bootstrap::Settings;
 use crate::output::stdio;
@@ -41,6 +42,13 @@ impl BenchMode for ScaleOptions {
 }
 
 pub fn command(args: &ScaleArgs, command: &[String]) -> anyhow::Result<ExitCode> {
+    if let Some(method) = &args.fire_worker {
+        if args.workload != Workload::Fire {
+            anyhow::bail!("--fire-worker needs the fire workload");
+        }
+        worker(method, args)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if let Some(method) = &args.server_worker {
         if args.workload != Workload::Server {
             anyhow::bail!("--server-worker needs --workload server");
@@ -95,7 +103,13 @@ pub fn command(args: &ScaleArgs, command: &[String]) -> anyhow::Result<ExitCode>
         repeat: args.repeat,
         intervals: intervals(args),
     };
-    session::execute(&mode, &args.run, outputs, command)
+    session::execute(
+        &mode,
+        backend::chosen(args.run.mock_timer),
+        &args.run,
+        outputs,
+        command,
+    )
 }
 
 /// The intervals of `--repeat`, at `--confidence`.
@@ -131,13 +145,14 @@ pub fn methods(list: &MethodList) -> Result<Vec<&'static MethodSpec>, String> {
     Ok(methods)
 }
 
-/// The hidden worker side of the scale mode: one method at one N, as JSON on stdout.
-pub fn worker(method: &str, timers: &[u64], args: &BenchArgs) -> anyhow::Result<()> {
+/// The hidden worker side of the fire workload: one method at one N, as JSON on stdout.
+fn worker(method: &str, args: &ScaleArgs) -> anyhow::Result<()> {
     let spec = registry::find(method)
         .filter(|spec| spec.scale.is_some())
         .ok_or_else(|| anyhow::anyhow!("no scale method `{method}`"))?;
+    let timers = args.timers.as_deref().unwrap_or_default();
     let [timers] = timers else {
-        anyhow::bail!("a scale worker measures one N, not {timers:?}");
+        anyhow::bail!("a fire worker measures one N, not {timers:?}");
     };
     // The parent says when to stop (see `bench::scale::process`).
     process::stop_when_input_ends();
@@ -146,7 +161,7 @@ pub fn worker(method: &str, timers: &[u64], args: &BenchArgs) -> anyhow::Result<
         timers: *timers,
         samples: args.samples.unwrap_or(DEFAULT_SAMPLES),
         rounds: args.rounds.unwrap_or(1),
-        seed: args.scale_seed,
+        seed: args.fire_seed,
         export_timers: args.export_timers.clone(),
     })?;
     stdio::print(&format!("{}\n", serde_json::to_string(&result)?))

@@ -4,7 +4,7 @@
 
 use super::worker::WorkerArgs;
 use super::{ScaleResult, MIN_TIMERS_FOR_RSS, SPREAD};
-use crate::bench::methods::mock::profiles;
+use crate::bench::mock::profiles;
 use crate::export::json::percentiles;
 use crate::rng::Rng;
 

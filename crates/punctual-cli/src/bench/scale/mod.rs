@@ -2,7 +2,7 @@
 //! over 1 to 100 ms, each awaited by a task of its own on a tokio current-thread runtime;
 //! punctual's driver beside `tokio::time`, at the same N, with the same deadlines.
 //!
-//! Each method at each N runs in a fresh process of this binary (`--scale-worker`), so
+//! Each method at each N runs in a fresh process of this binary (`--fire-worker`), so
 //! its resident memory grows from a clean start and its CPU time is its own; the methods
 //! take turns at each N. The worker prints its [`ScaleResult`] as JSON. With `--repeat K`
 //! every method runs K times at each N, a fresh process each time, the methods' order
@@ -26,8 +26,7 @@ pub use report::{RoundSummary, ScaleResult};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::method::MethodSpec;
-use super::methods;
+use super::method::{MethodSpec, ScaleRuntime};
 use super::session::RunContext;
 use super::{Report, RunInfo, RunMode};
 use crate::intervals::bootstrap::Settings;
@@ -122,11 +121,7 @@ pub fn run(options: &ScaleOptions, context: &RunContext) -> anyhow::Result<Repor
                     seed: round_seed(seed, round),
                     export_timers: rows.as_ref().map(|r| r.path().to_path_buf()),
                 };
-                let result = if context.backend.is_mock() {
-                    mock::measure(&args)?
-                } else {
-                    process::in_worker_process(&args)?
-                };
+                let result = context.backend.scale(&args)?;
                 rounds[i].push(result);
                 progress.advance(step, 1.0);
                 step += 1;
@@ -178,8 +173,8 @@ pub fn run(options: &ScaleOptions, context: &RunContext) -> anyhow::Result<Repor
             notes.push(note);
         }
     }
-    notes.extend(comparisons(&scale));
-    notes.extend(paired(&scale, &options.intervals));
+    notes.extend(comparisons(&scale, &options.methods));
+    notes.extend(paired(&scale, &options.methods, &options.intervals));
     Ok(Report {
         schema_version: crate::export::SCHEMA_VERSION,
         environment: context.environment.clone(),
@@ -204,13 +199,31 @@ pub fn run(options: &ScaleOptions, context: &RunContext) -> anyhow::Result<Repor
     })
 }
 
-/// The peer the comparisons set each of ours beside.
-const BASELINE: &MethodSpec = &methods::tokio::SPEC;
+/// The runtime `method` ran on, from the run's own specs.
+fn runtime_of(methods: &[&MethodSpec], method: &str) -> Option<ScaleRuntime> {
+    methods
+        .iter()
+        .find(|spec| spec.name == method)
+        .and_then(|spec| spec.scale)
+        .map(|scale| scale.runtime)
+}
+
+/// The peer the comparisons set each of ours beside: the first of the run's peers on a
+/// current-thread runtime (tokio).
+fn baseline<'a>(methods: &[&'a MethodSpec]) -> Option<&'a MethodSpec> {
+    methods.iter().copied().find(|spec| {
+        !spec.ours
+            && spec
+                .scale
+                .is_some_and(|scale| scale.runtime == ScaleRuntime::CurrentThread)
+    })
+}
 
 /// Lines that compare what the table shows: the executor's floor at each N; each of ours
 /// against itself at the smallest N measured, and against the baseline (tokio) at the same
 /// N.
-fn comparisons(scale: &[ScaleResult]) -> Vec<String> {
+fn comparisons(scale: &[ScaleResult], methods: &[&MethodSpec]) -> Vec<String> {
+    let baseline = baseline(methods);
     let mut lines = Vec::new();
     let mut counts: Vec<u64> = scale.iter().map(|r| r.timers).collect();
     counts.dedup();
@@ -257,15 +270,16 @@ fn comparisons(scale: &[ScaleResult]) -> Vec<String> {
                 lines.push(stalled(r));
             }
         }
+        let Some(baseline) = baseline else { continue };
         let against_baseline: Vec<String> = rows
             .iter()
             .filter_map(|r| {
-                let baseline = scale
+                let theirs = scale
                     .iter()
-                    .find(|t| t.method == BASELINE.name && t.timers == r.timers)?;
+                    .find(|t| t.method == baseline.name && t.timers == r.timers)?;
                 Some(format!(
                     "{} at {}",
-                    share(r.lateness.p50_ns, baseline.lateness.p50_ns),
+                    share(r.lateness.p50_ns, theirs.lateness.p50_ns),
                     r.timers
                 ))
             })
@@ -273,7 +287,7 @@ fn comparisons(scale: &[ScaleResult]) -> Vec<String> {
         if !against_baseline.is_empty() {
             lines.push(format!(
                 "{method}: median against {}'s: {}",
-                BASELINE.name,
+                baseline.name,
                 against_baseline.join(", ")
             ));
         }
@@ -283,18 +297,15 @@ fn comparisons(scale: &[ScaleResult]) -> Vec<String> {
 
 /// With rounds, each of ours against its peer at each N, from the rounds they shared: the
 /// tokio method on the same runtime, or tokio.
-fn paired(scale: &[ScaleResult], settings: &Settings) -> Vec<String> {
-    let runtime = |name: &str| {
-        super::registry::find(name)
-            .and_then(|s| s.scale)
-            .map(|s| s.runtime)
-    };
+fn paired(scale: &[ScaleResult], methods: &[&MethodSpec], settings: &Settings) -> Vec<String> {
+    let runtime = |name: &str| runtime_of(methods, name);
+    let baseline = baseline(methods).map(|spec| spec.name);
     let mut lines = Vec::new();
     for r in scale.iter().filter(|r| r.ours && !r.repeats.is_empty()) {
         let at_n = || scale.iter().filter(|p| p.timers == r.timers && !p.ours);
         let Some(peer) = at_n()
             .find(|p| runtime(&p.method) == runtime(&r.method))
-            .or_else(|| at_n().find(|p| p.method == BASELINE.name))
+            .or_else(|| at_n().find(|p| Some(p.method.as_str()) == baseline))
         else {
             continue;
         };

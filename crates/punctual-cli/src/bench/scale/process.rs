@@ -15,25 +15,28 @@ use std::time::Duration;
 use anyhow::{anyhow, Context};
 use serde::de::DeserializeOwned;
 
-use super::{worker, ScaleResult};
+use super::server::run::ServerArgs;
+use super::server::ServerResult;
+use super::worker::WorkerArgs;
+use super::ScaleResult;
 use crate::sys::{self, Platform, INTERRUPTED};
 
 /// How often the parent looks whether Ctrl-C asked it to stop, while a worker measures.
 const CHECK_EVERY: Duration = Duration::from_millis(50);
 
-/// Runs one method at one N in a fresh process of this binary.
-pub fn in_worker_process(args: &worker::WorkerArgs) -> anyhow::Result<ScaleResult> {
+/// Runs one method at one N of the fire workload in a fresh process of this binary
+/// (`punctual scale N --fire-worker METHOD`, hidden).
+pub fn fire(args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
     let mut argv: Vec<String> = [
-        "bench",
-        "--scale-worker",
-        args.method.name,
-        "--scale",
+        "scale",
         &args.timers.to_string(),
+        "--fire-worker",
+        args.method.name,
         "--samples",
         &args.samples.to_string(),
         "--rounds",
         &args.rounds.to_string(),
-        "--scale-seed",
+        "--fire-seed",
         &args.seed.to_string(),
     ]
     .map(String::from)
@@ -47,6 +50,32 @@ pub fn in_worker_process(args: &worker::WorkerArgs) -> anyhow::Result<ScaleResul
         args.method.name, args.timers
     );
     run_worker(&argv, &what)
+}
+
+/// Runs one method under the server workload in a fresh process of this binary
+/// (`punctual scale --workload server --server-worker METHOD`, hidden).
+pub fn server(args: &ServerArgs) -> anyhow::Result<ServerResult> {
+    let argv = [
+        "scale".to_string(),
+        "--workload".into(),
+        "server".into(),
+        "--server-worker".into(),
+        args.method.name.into(),
+        "--pending".into(),
+        args.plan.pending.to_string(),
+        "--churn".into(),
+        args.plan.churn_per_s.to_string(),
+        "--duration".into(),
+        format!("{}ns", args.plan.duration.as_nanos()),
+        "--workers".into(),
+        args.workers.to_string(),
+        "--server-seed".into(),
+        args.seed.to_string(),
+    ];
+    run_worker(
+        &argv,
+        &format!("the server workload's worker for {}", args.method.name),
+    )
 }
 
 /// Runs this binary with `argv` as a worker, beyond Ctrl-C, and reads the JSON result it

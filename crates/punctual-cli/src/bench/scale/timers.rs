@@ -1,5 +1,6 @@
 //! The timers the scale mode runs N of at once, one task each. A timer here is what a task
-//! awaits; a method's scale part (its `ScaleSpec`, in `bench/methods/`) measures one of these.
+//! awaits; a method's scale part (its `ScaleSpec`, in `bench/methods/`) names one of these by
+//! its [`TimerKind`], and the worker builds it.
 
 use std::cell::Cell;
 use std::future::Future;
@@ -9,6 +10,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use punctual::future::{Driver, DriverConfig, DriverStats};
+
+use crate::bench::method::TimerKind;
 
 /// A timer as a task awaits it, and what the scale mode reads about it.
 pub trait ScaleTimer: Clone + Send + Sync + 'static {
@@ -50,8 +53,32 @@ pub trait ScaleTimer: Clone + Send + Sync + 'static {
     }
 }
 
+/// Runs `measure` on the timer `kind` names, built here (a driver per worker: `workers` of
+/// them), whatever its type.
+pub fn with_timer<M: MeasureTimer>(
+    kind: TimerKind,
+    workers: usize,
+    measure: M,
+) -> anyhow::Result<M::Output> {
+    Ok(match kind {
+        TimerKind::Driver(config) => measure.measure(PunctualTimer::new(config())?),
+        TimerKind::DriverPerWorker(config) => {
+            measure.measure(PerWorkerTimer::new(config(), workers)?)
+        }
+        TimerKind::Tokio => measure.measure(TokioTimer),
+    })
+}
+
+/// What a worker does with its method's timer: measure it, compiled for the timer's type.
+pub trait MeasureTimer {
+    type Output;
+
+    fn measure<T: ScaleTimer>(self, timer: T) -> Self::Output;
+}
+
 /// punctual's futures on a private driver, so its thread's CPU is the method's alone; with
-/// a real-time priority, the executor's thread is raised to it while the deadlines run.
+/// a real-time priority in its configuration, the executor's thread is raised to the same
+/// while the deadlines run.
 #[derive(Clone)]
 pub struct PunctualTimer {
     driver: Driver,
@@ -62,15 +89,7 @@ impl PunctualTimer {
     pub fn new(config: DriverConfig) -> anyhow::Result<PunctualTimer> {
         Ok(PunctualTimer {
             driver: Driver::new(config)?,
-            executor_priority: None,
-        })
-    }
-
-    /// The driver thread and, while the deadlines run, the executor's at `priority`.
-    pub fn realtime(priority: i32) -> anyhow::Result<PunctualTimer> {
-        Ok(PunctualTimer {
-            driver: Driver::new(DriverConfig::new().with_realtime_priority(priority))?,
-            executor_priority: Some(priority),
+            executor_priority: config.realtime_priority(),
         })
     }
 }

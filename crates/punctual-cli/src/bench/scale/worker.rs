@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 use super::rounds::{Rounds, TimerRows};
-use super::timers::ScaleTimer;
+use super::timers::{self, MeasureTimer, ScaleTimer};
 use super::{ScaleResult, FIRST_DEADLINE, SPREAD};
 use crate::bench::method::{MethodSpec, ScaleRuntime};
 use crate::export::json::percentiles;
@@ -56,9 +56,22 @@ fn lead(timers: usize) -> Duration {
 pub fn run(args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
     let scale = args.method.scale()?;
     let allocator = sys::Os::steady_allocator();
-    let mut result = (scale.measure)(args)?;
+    // A multi-thread runtime has a worker per CPU (see `measure`), and so a driver each.
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut result = timers::with_timer(scale.timer, cpus, Fire(args))??;
     result.allocator = allocator.map(str::to_string);
     Ok(result)
+}
+
+/// The fire workload, on whichever timer the method names.
+struct Fire<'a>(&'a WorkerArgs);
+
+impl MeasureTimer for Fire<'_> {
+    type Output = anyhow::Result<ScaleResult>;
+
+    fn measure<T: ScaleTimer>(self, timer: T) -> anyhow::Result<ScaleResult> {
+        measure(timer, self.0)
+    }
 }
 
 /// What the tasks of one round share.
@@ -81,7 +94,7 @@ struct Round {
     overran: bool,
 }
 
-pub fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
+fn measure<T: ScaleTimer>(timer: T, args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
     let runtime = match args.method.scale()?.runtime {
         ScaleRuntime::CurrentThread => tokio::runtime::Builder::new_current_thread()
             .enable_time()

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use super::{run, ThreadsOptions, ThreadsReport, DEFAULT_METHODS, DEFAULT_RANGE};
+use crate::bench::backend;
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
 use crate::cli::ThreadsArgs;
 use crate::intervals::bootstrap;
@@ -59,5 +60,11 @@ pub fn command(args: &ThreadsArgs, command: &[String]) -> anyhow::Result<ExitCod
             usage::error(clap::error::ErrorKind::ValueValidation, message)
         }),
     };
-    session::execute(&mode, &args.run, outputs, command)
+    session::execute(
+        &mode,
+        backend::chosen(args.run.mock_timer),
+        &args.run,
+        outputs,
+        command,
+    )
 }

@@ -37,7 +37,8 @@ pub struct WaitRange {
     pub max: Duration,
 }
 
-/// What `--wait-range` means when it is not given: the oversubscription case.
+/// What `--wait-range` means when it is not given: short sleeps, where more sleepers than
+/// cores oversubscribe the machine.
 pub const DEFAULT_RANGE: WaitRange = WaitRange {
     min: Duration::from_micros(100),
     max: Duration::from_millis(2),

@@ -5,9 +5,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use super::plan::Plan;
-use super::run::ServerArgs;
+use super::run::{self, ServerArgs};
 use super::{ServerOptions, ServerReport};
-use crate::bench::method::MethodSpec;
+use crate::bench::backend;
+use crate::bench::method::{MethodSpec, ScaleRuntime};
 use crate::bench::registry;
 use crate::bench::scale::process;
 use crate::bench::session::{self, BenchMode, Outputs, RunContext};
@@ -81,14 +82,15 @@ pub fn command(args: &ScaleArgs, command: &[String]) -> anyhow::Result<ExitCode>
             ),
         );
     }
+    let backend = backend::chosen(args.run.mock_timer);
     let mode = ServerOptions {
         methods,
         plan,
-        workers: workers(args),
+        workers: args.workers.unwrap_or_else(|| backend.cpus()),
         repeat: args.repeat,
         intervals: super::super::command::intervals(args),
     };
-    session::execute(&mode, &args.run, outputs, command)
+    session::execute(&mode, backend, &args.run, outputs, command)
 }
 
 fn plan(args: &ScaleArgs) -> Plan {
@@ -97,17 +99,6 @@ fn plan(args: &ScaleArgs) -> Plan {
         churn_per_s: args.churn.unwrap_or(DEFAULT_CHURN),
         duration: args.duration.unwrap_or(DEFAULT_DURATION),
     }
-}
-
-/// The mock's machine has two CPUs, whatever this one has.
-const MOCK_CPUS: u64 = 2;
-
-fn workers(args: &ScaleArgs) -> u64 {
-    if args.run.mock_timer {
-        return args.workers.unwrap_or(MOCK_CPUS);
-    }
-    args.workers
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64))
 }
 
 /// The methods with a server part among those `--methods` named; for `all`, every one.
@@ -129,12 +120,23 @@ pub fn methods(list: &MethodList) -> Result<Vec<&'static MethodSpec>, String> {
             })
             .collect::<Result<_, _>>()?
     };
-    super::sort(&mut methods);
+    sort(&mut methods);
     Ok(methods)
 }
 
+/// The methods with a server part, current-thread ones first, each runtime's in table order.
+fn sort(methods: &mut [&'static MethodSpec]) {
+    methods.sort_by_key(|spec| {
+        (
+            spec.scale
+                .is_some_and(|scale| scale.runtime == ScaleRuntime::MultiThread),
+            registry::position(spec),
+        )
+    });
+}
+
 fn has_server(spec: &MethodSpec) -> bool {
-    spec.scale.is_some_and(|scale| scale.server.is_some())
+    spec.scale.is_some_and(|scale| scale.server)
 }
 
 /// The hidden worker side: one method under the server workload, as JSON on stdout.
@@ -142,16 +144,15 @@ pub fn worker(method: &str, args: &ScaleArgs) -> anyhow::Result<()> {
     let spec = registry::find(method)
         .filter(|spec| has_server(spec))
         .ok_or_else(|| anyhow::anyhow!("no server workload for `{method}`"))?;
-    let measure = spec
-        .scale
-        .and_then(|scale| scale.server)
-        .ok_or_else(|| anyhow::anyhow!("no server workload for `{method}`"))?;
     // The parent says when to stop (see `bench::scale::process`).
     process::stop_when_input_ends();
-    let result = measure(&ServerArgs {
+    let result = run::run(&ServerArgs {
         method: spec,
         plan: plan(args),
-        workers: workers(args),
+        // The parent always says how many (see `process::server`).
+        workers: args
+            .workers
+            .ok_or_else(|| anyhow::anyhow!("a server worker needs --workers"))?,
         seed: args.server_seed,
     })?;
     stdio::print(&format!("{}\n", serde_json::to_string(&result)?))

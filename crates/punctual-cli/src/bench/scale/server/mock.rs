@@ -10,7 +10,7 @@ use super::plan::Draw;
 use super::run::{runtime_name, ServerArgs};
 use super::ServerResult;
 use crate::bench::method::ScaleRuntime;
-use crate::bench::methods::mock::profiles;
+use crate::bench::mock::profiles;
 use crate::bench::stats::{Recorder, Sample};
 use crate::rng::Rng;
 

@@ -23,8 +23,8 @@ mod task;
 
 pub use report::{DriverSleeps, ServerReport, ServerResult, ServerRun};
 
-use super::{pool, process, repeats, round_order, round_seed};
-use crate::bench::method::{MethodSpec, ScaleRuntime};
+use super::{pool, repeats, round_order, round_seed};
+use crate::bench::method::MethodSpec;
 use crate::bench::session::RunContext;
 use crate::bench::RunMode;
 use crate::intervals::bootstrap::Settings;
@@ -73,11 +73,7 @@ pub fn run(options: &ServerOptions, context: &RunContext) -> anyhow::Result<Serv
                 workers: options.workers,
                 seed: round_seed(context.seed, round),
             };
-            let result = if context.backend.is_mock() {
-                mock::measure(&args)?
-            } else {
-                in_worker_process(&args)?
-            };
+            let result = context.backend.server(&args)?;
             rounds[i].push(result);
             progress.advance(step, 1.0);
             step += 1;
@@ -184,40 +180,4 @@ fn paired(results: &[ServerResult], settings: &Settings) -> Vec<String> {
         }
     }
     lines
-}
-
-/// Runs one method in a fresh process of this binary and reads its result.
-fn in_worker_process(args: &ServerArgs) -> anyhow::Result<ServerResult> {
-    let argv = [
-        "scale".to_string(),
-        "--workload".into(),
-        "server".into(),
-        "--server-worker".into(),
-        args.method.name.into(),
-        "--pending".into(),
-        args.plan.pending.to_string(),
-        "--churn".into(),
-        args.plan.churn_per_s.to_string(),
-        "--duration".into(),
-        format!("{}ns", args.plan.duration.as_nanos()),
-        "--workers".into(),
-        args.workers.to_string(),
-        "--server-seed".into(),
-        args.seed.to_string(),
-    ];
-    process::run_worker(
-        &argv,
-        &format!("the server workload's worker for {}", args.method.name),
-    )
-}
-
-/// The methods with a server part, current-thread ones first, each runtime's in table order.
-pub fn sort(methods: &mut [&'static MethodSpec]) {
-    methods.sort_by_key(|spec| {
-        (
-            spec.scale
-                .is_some_and(|scale| scale.runtime == ScaleRuntime::MultiThread),
-            crate::bench::registry::position(spec),
-        )
-    });
 }

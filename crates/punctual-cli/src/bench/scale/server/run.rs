@@ -24,7 +24,7 @@ use super::plan::Plan;
 use super::task::{Shared, Slot, CANCELLED, FIRED, FIRED_IN_FILL, LEFT, SPAWNED, UNPOLLED};
 use super::ServerResult;
 use crate::bench::method::{MethodSpec, ScaleRuntime};
-use crate::bench::scale::timers::ScaleTimer;
+use crate::bench::scale::timers::{self, MeasureTimer, ScaleTimer};
 use crate::bench::stats::{Recorder, Sample};
 
 /// What the parent asks a server worker to measure.
@@ -37,8 +37,32 @@ pub struct ServerArgs {
     pub seed: u64,
 }
 
-/// Measures `timer` under the server workload; the entry point of a server worker.
-pub fn measure<T: ScaleTimer>(timer: T, args: &ServerArgs) -> anyhow::Result<ServerResult> {
+/// Measures `args.method` under the server workload; the entry point of a server worker.
+pub fn run(args: &ServerArgs) -> anyhow::Result<ServerResult> {
+    let scale = args.method.scale()?;
+    anyhow::ensure!(
+        scale.server,
+        "`{}` has no server workload",
+        args.method.name
+    );
+    // A driver per runtime worker, each worker's timeouts on its own.
+    let workers = usize::try_from(args.workers)?;
+    timers::with_timer(scale.timer, workers, Server(args))?
+}
+
+/// The server workload, on whichever timer the method names.
+struct Server<'a>(&'a ServerArgs);
+
+impl MeasureTimer for Server<'_> {
+    type Output = anyhow::Result<ServerResult>;
+
+    fn measure<T: ScaleTimer>(self, timer: T) -> anyhow::Result<ServerResult> {
+        measure(timer, self.0)
+    }
+}
+
+/// Measures `timer` under the server workload.
+fn measure<T: ScaleTimer>(timer: T, args: &ServerArgs) -> anyhow::Result<ServerResult> {
     let scale = args.method.scale()?;
     let runtime = match scale.runtime {
         ScaleRuntime::CurrentThread => tokio::runtime::Builder::new_current_thread()

@@ -2,7 +2,9 @@
 //! deterministic pattern shaped like the real method's, so CLI tests see stable output.
 //! [`Mock`] is the [`Backend`] the hidden `--mock-timer` flag selects; never part of a real
 //! run. How each stand-in wakes, the scale mode's too, is in [`profiles`] and nowhere else:
-//! a method's spec says nothing of its mock.
+//! a method's spec says nothing of its mock. The modes' own models (the scale mode's, the
+//! server workload's, the frontier's contenders', the probe's clock) live beside the modes,
+//! and only [`Mock`] chooses them.
 
 pub mod profiles;
 
@@ -12,9 +14,18 @@ use anyhow::Context;
 
 use crate::bench::backend::Backend;
 use crate::bench::clock::MockClock;
-use crate::bench::method::{MethodSpec, SpinCounts, WaitMethod};
-use crate::bench::worker::Measured;
+use crate::bench::frontier::contenders::{Contender, Scales};
+use crate::bench::frontier::mock as frontier_mock;
+use crate::bench::method::{Measured, MethodSpec, SpinCounts, WaitMethod};
+use crate::bench::scale::server::run::ServerArgs;
+use crate::bench::scale::server::{mock as server_mock, ServerResult};
+use crate::bench::scale::worker::WorkerArgs;
+use crate::bench::scale::{mock as scale_mock, ScaleResult};
+use crate::probe::clock::{self as probe_clock, ProbeTarget};
 use crate::rng::Rng;
+
+/// The mock machine's CPUs, whatever this one has.
+const MOCK_CPUS: u64 = 2;
 
 /// Deterministic stand-ins for every method, each on its measuring thread's virtual clock.
 #[derive(Debug)]
@@ -45,6 +56,40 @@ impl Backend for Mock {
             clock.clone(),
             thread,
         )))
+    }
+
+    fn frontier_scales(&self) -> Scales {
+        Scales::LINUX
+    }
+
+    fn contender(
+        &self,
+        contender: Contender,
+        clock: Option<&MockClock>,
+    ) -> anyhow::Result<Box<dyn Measured>> {
+        let clock = clock.context("a stand-in runs on its thread's virtual clock")?;
+        Ok(frontier_mock::method(contender, clock.clone()))
+    }
+
+    fn scale(&self, args: &WorkerArgs) -> anyhow::Result<ScaleResult> {
+        scale_mock::measure(args)
+    }
+
+    fn server(&self, args: &ServerArgs) -> anyhow::Result<ServerResult> {
+        server_mock::measure(args)
+    }
+
+    fn cpus(&self) -> u64 {
+        MOCK_CPUS
+    }
+
+    fn probe_target(
+        &self,
+        _spec: &'static MethodSpec,
+        _sleep: String,
+        mock_quantum: Option<Duration>,
+    ) -> anyhow::Result<ProbeTarget> {
+        Ok(probe_clock::mock(mock_quantum))
     }
 }
 
