@@ -457,6 +457,51 @@ mod linux {
         assert!(rows[0]["rounds"].as_u64().unwrap() >= 1, "{json}");
     }
 
+    /// A Ctrl-C as the workers are being started, when the terminal's SIGINT can reach a
+    /// worker before it leaves the console's process group and end it with no result: the
+    /// run still stops as Ctrl-C asks (exit 130, the note), keeping what it had, never as a
+    /// failed worker. The moment is varied over several runs, since it is a race.
+    #[test]
+    fn ctrl_c_while_workers_start_stops_the_run_not_fails_it() {
+        for (k, delay_ms) in [0u64, 1, 2, 3, 5, 8, 10, 15, 20, 30, 40, 60]
+            .into_iter()
+            .enumerate()
+        {
+            let dir = TempDir::new(&format!("scale-spawn-ctrl-c-{k}"));
+            let child = spawn(
+                &[
+                    "scale",
+                    "20,30,40,50",
+                    "--methods",
+                    "async,tokio",
+                    "--rounds",
+                    "3",
+                    "--repeat",
+                    "3",
+                    "--export-json",
+                    "r.json",
+                ],
+                &dir,
+            );
+            let target = wait_until_caught(child.id(), true);
+            std::thread::sleep(Duration::from_millis(delay_ms));
+            let sent = Command::new("kill")
+                .args(["-INT", "--", &target])
+                .status()
+                .expect("run kill");
+            assert!(sent.success());
+            let output = wait_at_most(child, Duration::from_secs(60));
+            let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+            assert_eq!(
+                output.status.code(),
+                Some(130),
+                "Ctrl-C {delay_ms} ms in:\n{stdout}\n{stderr}"
+            );
+            assert!(!stderr.contains("failed"), "{stderr}");
+            assert!(stderr.contains("stopped early by Ctrl-C"), "{stderr}");
+        }
+    }
+
     /// The server workload as a user runs it: each method in a worker process, which the
     /// parent stops by closing its input; the worker's timeouts measured until then are
     /// kept, and no other method is started.

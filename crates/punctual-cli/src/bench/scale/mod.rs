@@ -121,7 +121,14 @@ pub fn run(options: &ScaleOptions, context: &RunContext) -> anyhow::Result<Repor
                     seed: round_seed(seed, round),
                     export_timers: rows.as_ref().map(|r| r.path().to_path_buf()),
                 };
-                let result = context.backend.scale(&args)?;
+                let result = match context.backend.scale(&args) {
+                    Ok(result) => result,
+                    // A Ctrl-C that came while the worker was being started can end it before
+                    // it leaves the console's process group: the run stops there, keeping what
+                    // the rounds before it measured.
+                    Err(_) if context.interrupted() => break 'rounds,
+                    Err(error) => return Err(error),
+                };
                 rounds[i].push(result);
                 progress.advance(step, 1.0);
                 step += 1;

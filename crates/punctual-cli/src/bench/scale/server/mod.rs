@@ -73,7 +73,14 @@ pub fn run(options: &ServerOptions, context: &RunContext) -> anyhow::Result<Serv
                 workers: options.workers,
                 seed: round_seed(context.seed, round),
             };
-            let result = context.backend.server(&args)?;
+            let result = match context.backend.server(&args) {
+                Ok(result) => result,
+                // A Ctrl-C that came while the worker was being started can end it before
+                // it leaves the console's process group: the run stops there, keeping what
+                // the rounds before it measured.
+                Err(_) if context.interrupted() => break 'rounds,
+                Err(error) => return Err(error),
+            };
             rounds[i].push(result);
             progress.advance(step, 1.0);
             step += 1;
