@@ -199,7 +199,10 @@ fn tick_ahead_ends_the_lead_before_each_tick_on_the_grid_of_tick() {
             let early = tick.early();
             assert!(early.woke() >= early.deadline(), "{policy:?} tick {k}");
             assert!(early.deadline() <= tick.deadline(), "{policy:?} tick {k}");
-            assert!(tick.deadline() - early.deadline() <= lead, "{policy:?} tick {k}");
+            assert!(
+                tick.deadline() - early.deadline() <= lead,
+                "{policy:?} tick {k}"
+            );
             assert_eq!(ticker.next_index(), tick.index() + 1, "{policy:?} tick {k}");
             next = tick.index() + 1;
             // The caller's last stretch.
