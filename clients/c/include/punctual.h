@@ -923,6 +923,24 @@ int32_t punctual_ticker_tick(struct punctual_ticker *ticker,
                              struct punctual_tick *tick);
 
 /**
+ * Waits for the next tick as `punctual_ticker_tick` does, but only until `lead_ns` before
+ * its deadline (at once for a tick due sooner), for a caller that reads
+ * `punctual_now_ns()` itself the rest of the way, as `punctual_ticker_tick_inline` does:
+ * `tick->deadline_ns` is the tick's deadline, and `woke_ns`, `lateness_ns` (negative when
+ * the library's part ended before the deadline) and `spun_ns` report the library's part.
+ * The grid moves on as if the tick fired at its deadline. A native ticker ignores the
+ * lead: it spins for nothing, and ends at or after the deadline. This is the one wait
+ * that may end before its deadline.
+ *
+ * Returns `PUNCTUAL_OK`; `PUNCTUAL_E_INVALID_ARGUMENT` for a negative `lead_ns` or a
+ * `tick->size` too small, `PUNCTUAL_E_NULL_POINTER`, `PUNCTUAL_E_INVALID_HANDLE` or
+ * `PUNCTUAL_E_BUSY`, all before waiting.
+ */
+int32_t punctual_ticker_tick_ahead_ns(struct punctual_ticker *ticker,
+                                      int64_t lead_ns,
+                                      struct punctual_tick *tick);
+
+/**
  * Stores in `*deadline_ns` when tick `index` is due on the grid as it stands.
  *
  * Returns `PUNCTUAL_OK`; `PUNCTUAL_E_OUT_OF_RANGE` when that is before the grid's anchor
@@ -993,7 +1011,8 @@ void punctual_way_back_record_ns(int64_t woke_ns);
  * sleeper's wait is the library's alone: it never spins.
  *
  * Arguments, returns and errors are those of the function each wraps (punctual_sleep_ns,
- * punctual_sleep_until_ns, punctual_sleeper_sleep_ns, punctual_sleeper_sleep_until_ns).
+ * punctual_sleep_until_ns, punctual_sleeper_sleep_ns, punctual_sleeper_sleep_until_ns,
+ * punctual_ticker_tick, whose library part is punctual_ticker_tick_ahead_ns).
  */
 /* The part both inline waits share, after the library's wait that ended `early`: records the
  * way back, reads punctual_now_ns() here until `deadline_ns`, and fills `wake` (may be NULL)
@@ -1012,7 +1031,8 @@ static inline int punctual_last_stretch_inline_ns(int64_t deadline_ns, const pun
         wake->deadline_ns = deadline_ns;
         wake->woke_ns = now;
         wake->lateness_ns = now - deadline_ns;
-        wake->spun_ns = early->spun_ns + (now > early->woke_ns ? now - early->woke_ns : 0);
+        /* The stretch read here spun only when the library's part ended before the deadline. */
+        wake->spun_ns = early->spun_ns + (early->woke_ns < deadline_ns ? now - early->woke_ns : 0);
     }
     return PUNCTUAL_OK;
 }
@@ -1072,6 +1092,31 @@ static inline int punctual_sleeper_sleep_inline_ns(punctual_sleeper *sleeper, in
     start = punctual_now_ns();
     return punctual_sleeper_sleep_until_inline_ns(
         sleeper, start > INT64_MAX - duration_ns ? INT64_MAX : start + duration_ns, wake);
+}
+
+static inline int punctual_ticker_tick_inline(punctual_ticker *ticker, punctual_tick *tick) {
+    punctual_tick early = PUNCTUAL_TICK_INIT;
+    int64_t now;
+    int status;
+    if (tick != NULL && tick->size < (uint32_t)sizeof(punctual_tick)) {
+        return punctual_ticker_tick(ticker, tick); /* its error, before any wait */
+    }
+    status = punctual_ticker_tick_ahead_ns(ticker, punctual_way_back_ns(), &early);
+    if (status != PUNCTUAL_OK) {
+        return status;
+    }
+    punctual_way_back_record_ns(early.woke_ns);
+    now = punctual_now_ns();
+    while (now < early.deadline_ns) {
+        now = punctual_now_ns();
+    }
+    if (tick != NULL) {
+        *tick = early;
+        tick->woke_ns = now;
+        tick->lateness_ns = now - early.deadline_ns;
+        tick->spun_ns = early.spun_ns + (early.woke_ns < early.deadline_ns ? now - early.woke_ns : 0);
+    }
+    return PUNCTUAL_OK;
 }
 
 #endif /* PUNCTUAL_INLINE_H */

@@ -353,10 +353,10 @@ class ticker {
     ticker(const ticker &) = delete;
     ticker &operator=(const ticker &) = delete;
 
-    // Waits for the next tick.
+    // Waits for the next tick, its last stretch read here (punctual_ticker_tick_inline).
     punctual::tick next() {
         punctual_tick t = PUNCTUAL_TICK_INIT;
-        check(punctual_ticker_tick(handle_, &t));
+        check(punctual_ticker_tick_inline(handle_, &t));
         return punctual::tick{t.index, t.missed, clock::time_point(nanoseconds(t.deadline_ns)),
                               clock::time_point(nanoseconds(t.woke_ns)), nanoseconds(t.lateness_ns),
                               nanoseconds(t.spun_ns)};

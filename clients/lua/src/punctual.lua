@@ -130,8 +130,46 @@ local function new(c, handle, message)
 end
 
 local Sleeper = class("sleeper")
-for _, name in ipairs({ "sleep", "sleep_until", "strategy", "margin" }) do
+for _, name in ipairs({ "strategy", "margin" }) do
   method(Sleeper, "sleeper", name)
+end
+-- A sleeper's waits end in this loop as punctual.sleep's do (a native sleeper's core waits
+-- to the deadline itself, so the loop reads the clock once). What this loop cannot aim at
+-- goes to the core's own method, for its answer or its error.
+local function sleeper_until(self, label, t, direct)
+  if getmetatable(self) ~= Sleeper then
+    error(format("sleeper:%s: called without its object (use a colon: x:%s(...))", label, label), 3)
+  end
+  local handle = self[HANDLE]
+  if direct ~= nil then
+    local value, message = handle[label](handle, direct)
+    if value == nil and message ~= nil then
+      error(message, 3)
+    end
+    return value
+  end
+  local woke, message = handle:sleep_until_near(t, back)
+  if woke == nil then
+    error(message, 3)
+  end
+  local reached = now()
+  back = reached - woke
+  while reached < t do
+    reached = now()
+  end
+  return reached - t
+end
+function Sleeper:sleep(ms)
+  if not aimable(ms) or ms < 0 then
+    local late = sleeper_until(self, "sleep", nil, ms)
+    return late
+  end
+  local late = sleeper_until(self, "sleep", now() + ms)
+  return late
+end
+function Sleeper:sleep_until(t)
+  local late = sleeper_until(self, "sleep_until", t, not aimable(t) and t or nil)
+  return late
 end
 function M.sleeper(strategy)
   local object = new(Sleeper, core.sleeper(strategy))
@@ -157,7 +195,13 @@ function Ticker:tick()
     error("ticker:tick: called without its object (use a colon: x:tick())", 2)
   end
   local handle = self[HANDLE]
-  return handle:tick()
+  local index, deadline, woke, missed = handle:tick_ahead(back)
+  local reached = now()
+  back = reached - woke
+  while reached < deadline do
+    reached = now()
+  end
+  return index, reached - deadline, missed
 end
 function M.ticker(period, options)
   local object = new(Ticker, core.ticker(period, options))

@@ -30,6 +30,26 @@ impl UserData for LuaSleeper {
                 deadline.map(|at| clock::duration_ms(this.0.sleep_until(at).lateness())),
             )
         });
+        // The first part of `sleeper:sleep_until(t)` in the Lua layer, as
+        // `sleep_until_near` is of `punctual.sleep_until`; a native sleeper waits to `t`
+        // itself, since it spins for nothing.
+        methods.add_method_mut(
+            "sleep_until_near",
+            |lua, this, (t, back): (Value, Value)| {
+                let deadline = clock::instant("sleeper:sleep_until", "t", &t);
+                let lead = match this.0.strategy() {
+                    Strategy::Native => Duration::ZERO,
+                    _ => lead_after(back),
+                };
+                reply(
+                    lua,
+                    deadline.map(|at| {
+                        let early = at.checked_sub(lead).unwrap_or(at);
+                        clock::to_ms(this.0.sleep_until(early).woke())
+                    }),
+                )
+            },
+        );
         methods.add_method("strategy", |_, this, ()| Ok(this.0.strategy().name()));
         methods.add_method("margin", |_, this, ()| {
             Ok(clock::duration_ms(this.0.margin()))
@@ -59,13 +79,11 @@ thread_local! {
     static WAY_BACK: RefCell<WayBack> = const { RefCell::new(WayBack::new()) };
 }
 
-/// `sleep_until_near(t, back)`: the first part of `punctual.sleep_until(t)` in the Lua
-/// layer. Records `back` (the last way back, in ms, when a finite number of at least 0),
-/// sleeps on this thread's hybrid sleeper until the learned way back before `t`, and
-/// returns the core's wake in ms, for the Lua layer to read its own clock from there to `t`.
-fn sleep_until_near(lua: &Lua, (t, back): (Value, Value)) -> Result<MultiValue> {
-    let deadline = clock::instant("punctual.sleep_until", "t", &t);
-    let lead = WAY_BACK.with(|way_back| {
+/// Records `back` (the Lua layer's last way back, in ms, when a finite number of at least 0)
+/// and returns this thread's lead: how long before a deadline the core hands a wait over to
+/// the Lua layer's loop.
+pub(crate) fn lead_after(back: Value) -> Duration {
+    WAY_BACK.with(|way_back| {
         let mut way_back = way_back.borrow_mut();
         // (Anything past a second is recorded as a second: the lead is capped far below.)
         let back = match back {
@@ -77,7 +95,16 @@ fn sleep_until_near(lua: &Lua, (t, back): (Value, Value)) -> Result<MultiValue> 
             way_back.record(Duration::from_nanos(clock::ceil_nanos(back.min(1e3))));
         }
         way_back.lead()
-    });
+    })
+}
+
+/// `sleep_until_near(t, back)`: the first part of `punctual.sleep_until(t)` in the Lua
+/// layer. Records `back` ([`lead_after`]), sleeps on this thread's hybrid sleeper until the
+/// learned way back before `t`, and returns the core's wake in ms, for the Lua layer to
+/// read its own clock from there to `t`.
+fn sleep_until_near(lua: &Lua, (t, back): (Value, Value)) -> Result<MultiValue> {
+    let deadline = clock::instant("punctual.sleep_until", "t", &t);
+    let lead = lead_after(back);
     reply(
         lua,
         deadline.map(|at| {

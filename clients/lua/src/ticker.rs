@@ -29,6 +29,18 @@ impl UserData for LuaTicker {
                 tick.missed(),
             ))
         });
+        // The first part of `ticker:tick()` in the Lua layer: records `back`, waits until
+        // the lead before the next tick (`Ticker::tick_ahead`), and returns the tick's index,
+        // its deadline and the core's wake in ms, and the ticks missed before it.
+        methods.add_method_mut("tick_ahead", |_, this, back: Value| {
+            let tick = this.0.tick_ahead(crate::sleep::lead_after(back));
+            Ok((
+                tick.index(),
+                clock::to_ms(tick.deadline()),
+                clock::to_ms(tick.early().woke()),
+                tick.missed(),
+            ))
+        });
         methods.add_method("next_index", |_, this, ()| Ok(this.0.next_index()));
         methods.add_method("missed", |_, this, ()| Ok(this.0.missed()));
         methods.add_method("period", |_, this, ()| {

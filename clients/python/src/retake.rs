@@ -14,8 +14,9 @@
 //! more than [`LEAD_CAP`]. The way on, from the binding's last reading into the caller's
 //! Python code, has a lead of its own ([`python_lead`]), as long at most: the binding
 //! returns that early, and the package's Python code spins the rest on
-//! `time.perf_counter_ns()`, so that the interpreter's way back, cold after a long sleep,
-//! runs before the deadline. The GIL is held from its return to the deadline for at most
+//! `time.perf_counter_ns()`, handing each reading to the report, so that the interpreter's
+//! way back and the report's bookkeeping, cold after a long sleep, run before the deadline
+//! and the reading that ends the wait takes a path the spin has run hot. The GIL is held from its return to the deadline for at most
 //! the two leads, [`GIL_SPIN_CAP`], which bounds how long this keeps other Python threads
 //! waiting. A contended GIL can take longer than any lead within the cap: then the wait is
 //! late by the rest, and the report says so ([`Ended::gil_late`]). A native wait spins for
@@ -105,8 +106,10 @@ pub(crate) fn python_lead(strategy: Strategy) -> Duration {
     INTO_PYTHON.with(|way| way.borrow_mut().lead())
 }
 
-/// Records one way into Python: from the binding's last reading to the first reading of
-/// the package's spin.
+/// Records one way into Python: from the binding's last reading to the second reading of
+/// the package's spin, so that the spin's first turn, cold after the wait, counts in the
+/// lead as the way into it does: the lead then leaves the spin at least one hot turn
+/// before the deadline.
 pub(crate) fn record_into_python(cost: Duration) {
     INTO_PYTHON.with(|way| way.borrow_mut().record(cost));
 }

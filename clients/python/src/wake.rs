@@ -8,7 +8,12 @@
 //! A blocking hybrid or spinning wait ends in the package's Python code: the binding
 //! returns a lead before the deadline ([`crate::retake::python_lead`]) with the report
 //! filled in by [`PyWake::complete_early`], and the Python half spins on
-//! `time.perf_counter_ns()` to the deadline and hands its readings to `_arrive`, once.
+//! `time.perf_counter_ns()` to the deadline, handing each reading to `_arrive`. Every
+//! reading, the last included, takes the same path (a store, and a comparison with the
+//! deadline), run hot by the spin: nothing the spin did not run lies between the reading
+//! that ends the wait and the return into the caller's code, since code first run after a
+//! long sleep costs microseconds on cold caches. What the readings imply (the lateness,
+//! the spin, what the way in cost) is worked out when a getter reads it.
 
 use std::time::Instant;
 
@@ -31,10 +36,14 @@ pub(crate) struct PyWake {
     gil_spun_ns: i128,
     gil_wait_ns: i128,
     gil_late: bool,
-    /// The report waits for `_arrive`, the Python half's last readings.
+    /// The report waits for `_arrive`, the Python half's readings.
     arriving: bool,
     /// The binding returned a lead before the deadline, and the Python half spins the rest.
     led: bool,
+    /// The binding's last reading, as it returned into Python (set by `complete_early`).
+    returned_ns: i128,
+    /// The Python half's readings so far, and its latest (`woke_ns` until it settles).
+    readings: u32,
 }
 
 impl PyWake {
@@ -67,8 +76,8 @@ impl PyWake {
 
     /// Fills in the report of a wait the binding ended early for the Python half to finish
     /// ([`PyWake::arrive`]): due at `deadline_ns`, as the caller wrote it or the binding
-    /// computed it; `led` when the binding returned a lead before it. Until `_arrive`,
-    /// `woke` is the binding's last reading, which may be before the deadline.
+    /// computed it; `led` when the binding returned a lead before it. Until the Python
+    /// half's last reading, `woke` is the binding's, which may be before the deadline.
     pub(crate) fn complete_early(
         &mut self,
         frame: &Frame,
@@ -84,45 +93,61 @@ impl PyWake {
         self.gil_late = ended.gil_late;
         self.arriving = true;
         self.led = led;
-        self.woke_ns = frame.ns_of(Instant::now()).max(self.sleeper_woke_ns);
+        self.readings = 0;
+        self.returned_ns = frame.ns_of(Instant::now()).max(self.sleeper_woke_ns);
+        self.woke_ns = self.returned_ns;
     }
 
-    /// The Python half's readings: `first_ns`, its first after the binding returned, and
-    /// `woke_ns`, its last, the first at or after the deadline. A wait the binding ended
-    /// before its deadline ends there, its spin included; any other keeps the binding's own
-    /// reading as `sleeper_woke`. Only the first call counts; the report never reads earlier than its
-    /// deadline after it.
-    pub(crate) fn arrive(&mut self, first_ns: i128, woke_ns: i128) {
+    /// One reading of the Python half's spin, `now_ns` on `time.perf_counter_ns()`'s clock:
+    /// the spin calls this with every reading, the one at or after the deadline last, which
+    /// settles the report; later calls change nothing. The second reading tells how long
+    /// the way into Python and the spin's first, cold turn took, which the next wait's
+    /// lead is learned from ([`crate::retake::record_into_python`]): on the spin's path,
+    /// before the deadline, where it costs the caller nothing.
+    pub(crate) fn arrive(&mut self, now_ns: i128) {
         if !self.arriving {
             return;
         }
-        self.arriving = false;
-        let returned_ns = self.woke_ns;
-        let woke_ns = woke_ns.max(returned_ns).max(self.deadline_ns);
-        if self.led {
-            let way_in = u64::try_from(first_ns - returned_ns).unwrap_or(0);
+        self.woke_ns = now_ns;
+        self.readings = self.readings.saturating_add(1);
+        if self.readings == 2 && self.led {
+            let way_in = u64::try_from(now_ns - self.returned_ns).unwrap_or(0);
             crate::retake::record_into_python(std::time::Duration::from_nanos(way_in));
         }
+        self.arriving = now_ns < self.deadline_ns;
+    }
+
+    /// The report as its getters show it: once the Python half has settled it, its last
+    /// reading is when the caller got control back, and a wait the binding ended before
+    /// its deadline ended there, its Python spin included; any other keeps the binding's
+    /// own reading as `sleeper_woke`. Never earlier than the deadline.
+    fn settled(&self) -> PyWake {
+        let mut wake = *self;
+        if wake.readings == 0 {
+            return wake;
+        }
+        let woke_ns = wake.woke_ns.max(wake.returned_ns).max(wake.deadline_ns);
         // Late by the GIL only when it came back after the deadline itself, not after the
         // lead the binding ended early by.
-        self.gil_late = self.gil_late && returned_ns > self.deadline_ns;
+        wake.gil_late = wake.gil_late && wake.returned_ns > wake.deadline_ns;
         // The binding ended before the deadline: the Python spin ended the wait, and spun.
-        if self.sleeper_woke_ns < self.deadline_ns {
-            let spun = woke_ns - returned_ns;
-            self.spun_ns += spun;
-            self.gil_spun_ns += spun;
-            self.sleeper_woke_ns = woke_ns;
+        if wake.sleeper_woke_ns < wake.deadline_ns {
+            let spun = woke_ns - wake.returned_ns;
+            wake.spun_ns += spun;
+            wake.gil_spun_ns += spun;
+            wake.sleeper_woke_ns = woke_ns;
         }
-        self.sleeper_woke_ns = self.sleeper_woke_ns.max(self.deadline_ns);
-        self.woke_ns = woke_ns.max(self.sleeper_woke_ns);
+        wake.sleeper_woke_ns = wake.sleeper_woke_ns.max(wake.deadline_ns);
+        wake.woke_ns = woke_ns.max(wake.sleeper_woke_ns);
+        wake
     }
 }
 
 #[pymethods]
 impl PyWake {
-    /// The Python half's readings of a wait the binding ended early (see the module doc).
-    fn _arrive(&mut self, first_ns: i64, woke_ns: i64) {
-        self.arrive(first_ns.into(), woke_ns.into());
+    /// One reading of the Python half's spin (see the module doc).
+    fn _arrive(&mut self, now_ns: i64) {
+        self.arrive(now_ns.into());
     }
 
     /// The deadline, in seconds on `time.perf_counter()`'s clock.
@@ -143,13 +168,13 @@ impl PyWake {
     /// Never before the deadline, nor before `sleeper_woke`.
     #[getter]
     fn woke(&self) -> f64 {
-        seconds_of_ns(self.woke_ns)
+        seconds_of_ns(self.settled().woke_ns)
     }
 
     /// When the caller got control back, in nanoseconds (`time.perf_counter_ns()`).
     #[getter]
     fn woke_ns(&self) -> i128 {
-        self.woke_ns
+        self.settled().woke_ns
     }
 
     /// How late the caller got control back, in seconds: `woke - deadline`, never
@@ -163,7 +188,7 @@ impl PyWake {
     /// How late the caller got control back, in nanoseconds.
     #[getter]
     fn lateness_ns(&self) -> i128 {
-        self.woke_ns - self.deadline_ns
+        self.settled().woke_ns - self.deadline_ns
     }
 
     /// The clock reading that ended the wait itself, the first at or after the deadline
@@ -172,13 +197,13 @@ impl PyWake {
     /// or spinning one.
     #[getter]
     fn sleeper_woke(&self) -> f64 {
-        seconds_of_ns(self.sleeper_woke_ns)
+        seconds_of_ns(self.settled().sleeper_woke_ns)
     }
 
     /// The reading that ended the wait itself, in nanoseconds.
     #[getter]
     fn sleeper_woke_ns(&self) -> i128 {
-        self.sleeper_woke_ns
+        self.settled().sleeper_woke_ns
     }
 
     /// How late the wait itself ended, in seconds: `sleeper_woke - deadline`, never
@@ -192,20 +217,20 @@ impl PyWake {
     /// How late the wait itself ended, in nanoseconds.
     #[getter]
     fn sleeper_lateness_ns(&self) -> i128 {
-        self.sleeper_woke_ns - self.deadline_ns
+        self.settled().sleeper_woke_ns - self.deadline_ns
     }
 
     /// How long the wait busy-spun, in seconds, with the GIL and without it (zero for a
     /// purely native wait).
     #[getter]
     fn spun(&self) -> f64 {
-        seconds_of_ns(self.spun_ns)
+        seconds_of_ns(self.settled().spun_ns)
     }
 
     /// How long the wait busy-spun, in nanoseconds.
     #[getter]
     fn spun_ns(&self) -> i128 {
-        self.spun_ns
+        self.settled().spun_ns
     }
 
     /// How long of `spun` the GIL was held, in seconds: from taking it back to the end of
@@ -214,13 +239,13 @@ impl PyWake {
     /// held throughout, for up to half of the sleep.
     #[getter]
     fn gil_spun(&self) -> f64 {
-        seconds_of_ns(self.gil_spun_ns)
+        seconds_of_ns(self.settled().gil_spun_ns)
     }
 
     /// How long of `spun` the GIL was held, in nanoseconds.
     #[getter]
     fn gil_spun_ns(&self) -> i128 {
-        self.gil_spun_ns
+        self.settled().gil_spun_ns
     }
 
     /// How long taking the GIL back took, in seconds (zero when the wait kept it: one
@@ -242,7 +267,7 @@ impl PyWake {
     /// hands it over within its switch interval, `sys.getswitchinterval()`.
     #[getter]
     fn gil_late(&self) -> bool {
-        self.gil_late
+        self.settled().gil_late
     }
 
     fn __repr__(&self) -> String {
@@ -251,7 +276,7 @@ impl PyWake {
             self.deadline(),
             self.lateness_ns(),
             self.sleeper_lateness_ns(),
-            self.spun_ns
+            self.settled().spun_ns
         )
     }
 }
@@ -299,9 +324,9 @@ impl PyTick {
 
 #[pymethods]
 impl PyTick {
-    /// The Python half's readings (see [`PyWake::arrive`]).
-    fn _arrive(&mut self, first_ns: i64, woke_ns: i64) {
-        self.wake.arrive(first_ns.into(), woke_ns.into());
+    /// One reading of the Python half's spin (see [`PyWake::arrive`]).
+    fn _arrive(&mut self, now_ns: i64) {
+        self.wake.arrive(now_ns.into());
     }
 
     /// The tick's number on the grid: tick `k` is due `k` periods after tick 0 (until the
@@ -344,7 +369,7 @@ impl PyTick {
     /// The full report of the tick's wait.
     #[getter]
     fn wake(&self) -> PyWake {
-        self.wake
+        self.wake.settled()
     }
 
     fn __repr__(&self) -> String {

@@ -82,7 +82,9 @@ def test_a_native_wait_spins_for_nothing_and_a_due_one_keeps_the_gil():
 def test_a_wait_ends_in_a_spin_with_the_gil(strategy):
     sleeper = punctual.Sleeper(strategy)
     wakes = [sleeper.sleep(0.002) for _ in range(20)]
-    assert all(w.gil_wait_ns > 0 for w in wakes)
+    # Each wait lets the GIL go and takes it back, unless the thread was held up past the
+    # lead before the deadline on its way in (a loaded machine): then it keeps the GIL.
+    assert any(w.gil_wait_ns > 0 for w in wakes)
     # Each wait whose GIL came back before the deadline spun the rest with it; that is all
     # of them but a slow return now and then (or a native part that overslept).
     assert any(w.gil_spun_ns > 0 for w in wakes)
@@ -176,9 +178,9 @@ def test_a_native_wait_does_not_spin_in_python():
 def test_a_report_is_finished_once():
     wake = punctual.sleep(0.0001)
     before = (wake.woke_ns, wake.sleeper_woke_ns, wake.spun_ns)
-    wake._arrive(0, 2**62)
+    wake._arrive(2**62)
     assert (wake.woke_ns, wake.sleeper_woke_ns, wake.spun_ns) == before
     tick = next(punctual.Ticker(0.0001))
     woke_ns = tick.wake.woke_ns
-    tick._arrive(0, 2**62)
+    tick._arrive(2**62)
     assert tick.wake.woke_ns == woke_ns

@@ -139,7 +139,7 @@ pub use info::TimerInfo;
 pub use nanos::saturating_nanos;
 pub use poll::{poll_until, PollError, Poller};
 pub use sleeper::{SleepStats, Sleeper, Strategy, UnknownStrategy};
-pub use ticker::{MissedTickPolicy, Tick, Ticker};
+pub use ticker::{MissedTickPolicy, Tick, TickAhead, Ticker};
 pub use wake::Wake;
 pub use way_back::WayBack;
 

@@ -70,6 +70,41 @@ impl Tick {
     }
 }
 
+/// A tick whose wait [`Ticker::tick_ahead`] ended a lead before its deadline, for a caller
+/// that reads its own clock the rest of the way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TickAhead {
+    index: u64,
+    missed: u64,
+    deadline: Instant,
+    early: Wake,
+}
+
+impl TickAhead {
+    /// The tick's number on the grid (see [`Tick::index`]).
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// How many grid points passed without a tick just before this one (see
+    /// [`Tick::missed`]).
+    pub fn missed(&self) -> u64 {
+        self.missed
+    }
+
+    /// When the tick is due: the caller's wait ends at its first reading at or after this.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// The library's part of the wait, due the lead before [`TickAhead::deadline`] (or at
+    /// once, for a tick due sooner than that): its [`Wake::woke`] may be before the tick's
+    /// deadline.
+    pub fn early(&self) -> Wake {
+        self.early
+    }
+}
+
 /// A periodic waker on a fixed grid.
 ///
 /// Tick `k` is due at `first + k * period`, computed each time in integer nanoseconds from
@@ -175,5 +210,37 @@ impl Ticker {
         let wake = self.sleeper.sleep_until(deadline);
         self.grid.advance(&due, wake.woke());
         Tick::new(due.index, due.missed, wake)
+    }
+
+    /// Waits for the next tick as [`Ticker::tick`] does, but only until `lead` before its
+    /// deadline: the one wait of the library that returns before its deadline, for a
+    /// client whose way back to its caller (another language's return path, cold after the
+    /// sleep) costs more than the wait's error. The client reads its own clock from here
+    /// to [`TickAhead::deadline`], so that the way back runs before the deadline and the
+    /// reading that ends the wait is the caller's (as [`WayBack`](crate::WayBack) learns
+    /// the lead). The grid moves on as if the tick fired at its deadline, or at the wake
+    /// if that was later. A native ticker's wait is the library's alone, as it spins for
+    /// nothing: the lead is ignored and the wait ends at or after the deadline.
+    ///
+    /// A grid point past the end of `Instant` is never reached, as for [`Ticker::tick`].
+    pub fn tick_ahead(&mut self, lead: Duration) -> TickAhead {
+        let lead = match self.sleeper.strategy() {
+            crate::Strategy::Native => Duration::ZERO,
+            _ => lead,
+        };
+        let due = self.grid.due(Instant::now());
+        let deadline = due.deadline.unwrap_or_else(|| sleep_forever());
+        // A tick due sooner than the lead waits for nothing here: the client spins it all.
+        let early = deadline
+            .checked_sub(lead)
+            .unwrap_or_else(|| deadline.min(Instant::now()));
+        let wake = self.sleeper.sleep_until(early);
+        self.grid.advance(&due, wake.woke().max(deadline));
+        TickAhead {
+            index: due.index,
+            missed: due.missed,
+            deadline,
+            early: wake,
+        }
     }
 }

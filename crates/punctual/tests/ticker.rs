@@ -174,3 +174,53 @@ fn bad_periods_and_far_ticks_are_errors_not_panics() {
         "a huge period is valid, just far away"
     );
 }
+
+#[test]
+fn tick_ahead_ends_the_lead_before_each_tick_on_the_grid_of_tick() {
+    // Each tick's deadline is on the grid, its index follows the last by one plus the
+    // points it missed, and the library's part ends the lead before it (at once for a tick
+    // due sooner): what `tick` reports, less the last stretch the caller spins.
+    let period = Duration::from_micros(300);
+    let lead = Duration::from_micros(50);
+    for policy in [MissedTickPolicy::Burst, MissedTickPolicy::Skip] {
+        let first = Instant::now() + Duration::from_millis(1);
+        let mut ticker = Ticker::starting_at(first, period)
+            .unwrap()
+            .with_policy(policy);
+        let mut next = 0;
+        for k in 0..40 {
+            let tick = ticker.tick_ahead(lead);
+            assert_eq!(tick.index(), next + tick.missed(), "{policy:?} tick {k}");
+            assert_eq!(
+                (tick.deadline() - first).as_nanos(),
+                period.as_nanos() * u128::from(tick.index()),
+                "{policy:?} tick {k}"
+            );
+            let early = tick.early();
+            assert!(early.woke() >= early.deadline(), "{policy:?} tick {k}");
+            assert!(early.deadline() <= tick.deadline(), "{policy:?} tick {k}");
+            assert!(
+                tick.deadline() - early.deadline() <= lead,
+                "{policy:?} tick {k}"
+            );
+            assert_eq!(ticker.next_index(), tick.index() + 1, "{policy:?} tick {k}");
+            next = tick.index() + 1;
+            // The caller's last stretch.
+            while Instant::now() < tick.deadline() {}
+        }
+    }
+}
+
+#[test]
+fn tick_ahead_of_an_overdue_tick_returns_at_once() {
+    let period = Duration::from_millis(10);
+    let first = Instant::now() - Duration::from_secs(1);
+    let mut ticker = Ticker::starting_at(first, period)
+        .unwrap()
+        .with_policy(MissedTickPolicy::Burst);
+    let early = ticker.tick_ahead(Duration::from_micros(50));
+    assert_eq!(early.index(), 0);
+    assert_eq!(early.deadline(), first);
+    assert!(early.early().woke() >= first);
+    assert_eq!(ticker.next_index(), 1);
+}

@@ -3,7 +3,7 @@ use std::sync::Mutex;
 use punctual::{MissedTickPolicy, Sleeper, Tick, Ticker};
 
 use super::sleep::{strategy_arg, wake_report};
-use super::{deadline_arg, duration_arg, key, punctual_strategy};
+use super::{deadline_arg, duration_arg, key, punctual_strategy, report_ns};
 use crate::handle;
 use crate::status::{guard, Failure, PUNCTUAL_E_OUT_OF_RANGE};
 use crate::sys::{self, Report};
@@ -174,6 +174,48 @@ pub extern "C" fn punctual_ticker_tick(
         let key = key(ticker, "ticker")?;
         sys::check_report(tick, "tick", true)?;
         let report = handle::with(key, |t: &mut Ticker| tick_report(&t.tick()))?;
+        sys::write_report(tick, report, "tick", true)
+    })
+}
+
+/// Waits for the next tick as `punctual_ticker_tick` does, but only until `lead_ns` before
+/// its deadline (at once for a tick due sooner), for a caller that reads
+/// `punctual_now_ns()` itself the rest of the way, as `punctual_ticker_tick_inline` does:
+/// `tick->deadline_ns` is the tick's deadline, and `woke_ns`, `lateness_ns` (negative when
+/// the library's part ended before the deadline) and `spun_ns` report the library's part.
+/// The grid moves on as if the tick fired at its deadline. A native ticker ignores the
+/// lead: it spins for nothing, and ends at or after the deadline. This is the one wait
+/// that may end before its deadline.
+///
+/// Returns `PUNCTUAL_OK`; `PUNCTUAL_E_INVALID_ARGUMENT` for a negative `lead_ns` or a
+/// `tick->size` too small, `PUNCTUAL_E_NULL_POINTER`, `PUNCTUAL_E_INVALID_HANDLE` or
+/// `PUNCTUAL_E_BUSY`, all before waiting.
+#[no_mangle]
+pub extern "C" fn punctual_ticker_tick_ahead_ns(
+    ticker: *mut punctual_ticker,
+    lead_ns: i64,
+    tick: *mut punctual_tick,
+) -> i32 {
+    guard(|| {
+        let key = key(ticker, "ticker")?;
+        let lead = duration_arg(lead_ns, "lead_ns")?;
+        sys::check_report(tick, "tick", true)?;
+        let report = handle::with(key, |t: &mut Ticker| {
+            let ahead = t.tick_ahead(lead);
+            let early = ahead.early();
+            let deadline_ns = report_ns(ahead.deadline());
+            let woke_ns = report_ns(early.woke());
+            punctual_tick {
+                size: 0,
+                reserved: 0,
+                index: ahead.index(),
+                missed: ahead.missed(),
+                deadline_ns,
+                woke_ns,
+                lateness_ns: woke_ns.saturating_sub(deadline_ns),
+                spun_ns: crate::clock::duration_ns(early.spun()),
+            }
+        })?;
         sys::write_report(tick, report, "tick", true)
     })
 }

@@ -105,7 +105,51 @@ static void out_of_range(void) {
                PUNCTUAL_E_NULL_POINTER);
 }
 
+/* The inline tick reads the clock here to the deadline: never early by this caller's
+ * reading, on the grid, for every strategy (a native one ignores the lead and spins for
+ * nothing); the library's part alone ends at most the lead before the deadline. */
+static void inline_ticks(void) {
+    const int64_t period = 300000;
+    const punctual_strategy strategies[] = {PUNCTUAL_STRATEGY_HYBRID, PUNCTUAL_STRATEGY_SPIN,
+                                            PUNCTUAL_STRATEGY_NATIVE};
+    for (size_t s = 0; s < sizeof strategies / sizeof strategies[0]; s++) {
+        int64_t first = punctual_now_ns() + 1000000;
+        punctual_ticker *ticker = NULL;
+        CHECK_CODE(punctual_ticker_new_at(first, period, strategies[s], PUNCTUAL_MISSED_TICK_SKIP, &ticker),
+                   PUNCTUAL_OK);
+        uint64_t next = 0;
+        for (int k = 0; k < 30; k++) {
+            punctual_tick tick = PUNCTUAL_TICK_INIT;
+            CHECK_CODE(punctual_ticker_tick_inline(ticker, &tick), PUNCTUAL_OK);
+            int64_t after = punctual_now_ns();
+            CHECK(tick.index == next + tick.missed);
+            CHECK(tick.deadline_ns == first + (int64_t)tick.index * period);
+            CHECK(tick.woke_ns >= tick.deadline_ns && after >= tick.woke_ns);
+            CHECK(tick.lateness_ns == tick.woke_ns - tick.deadline_ns && tick.spun_ns >= 0);
+            if (strategies[s] == PUNCTUAL_STRATEGY_NATIVE) {
+                CHECK(tick.spun_ns == 0);
+            }
+            next = tick.index + 1;
+        }
+        punctual_tick ahead = PUNCTUAL_TICK_INIT;
+        CHECK_CODE(punctual_ticker_tick_ahead_ns(ticker, 50000, &ahead), PUNCTUAL_OK);
+        CHECK(ahead.index == next + ahead.missed && ahead.lateness_ns == ahead.woke_ns - ahead.deadline_ns);
+        CHECK(ahead.woke_ns >= ahead.deadline_ns - 50000);
+        if (strategies[s] == PUNCTUAL_STRATEGY_NATIVE) {
+            CHECK(ahead.woke_ns >= ahead.deadline_ns);
+        }
+        CHECK_CODE(punctual_ticker_tick_ahead_ns(ticker, -1, &ahead), PUNCTUAL_E_INVALID_ARGUMENT);
+        CHECK_CODE(punctual_ticker_tick_ahead_ns(NULL, 0, &ahead), PUNCTUAL_E_NULL_POINTER);
+        punctual_tick small = PUNCTUAL_TICK_INIT;
+        small.size = 8;
+        CHECK_CODE(punctual_ticker_tick_inline(ticker, &small), PUNCTUAL_E_INVALID_ARGUMENT);
+        CHECK_CODE(punctual_ticker_tick_inline(ticker, NULL), PUNCTUAL_OK);
+        CHECK_CODE(punctual_ticker_free(ticker), PUNCTUAL_OK);
+    }
+}
+
 void test_ticker(void) {
+    inline_ticks();
     burst_on_time();
     skip_past_ticks();
     burst_catches_up();

@@ -77,8 +77,8 @@ class Samples:
 
     lateness_ns: List[int] = field(default_factory=list)
     cpu_ns: List[int] = field(default_factory=list)
-    #: punctual's own account of the caller's lateness (``Wake.lateness_ns``): its last
-    #: reading, with the GIL held, just before the return into Python.
+    #: punctual's own account of the caller's lateness (``Wake.lateness_ns``): the last
+    #: reading of its Python spin, just before the return into the caller's code.
     reported_ns: List[int] = field(default_factory=list)
     #: ``Wake.sleeper_lateness_ns``: the reading that ended the wait itself.
     sleeper_ns: List[int] = field(default_factory=list)
