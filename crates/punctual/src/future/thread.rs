@@ -50,6 +50,7 @@ pub(crate) struct Core {
     waker_panics: AtomicU64,
     fire_late_total_ns: AtomicU64,
     fire_late_max_ns: AtomicU64,
+    lock_waits: AtomicU64,
 }
 
 impl Core {
@@ -70,6 +71,7 @@ impl Core {
             waker_panics: AtomicU64::new(0),
             fire_late_total_ns: AtomicU64::new(0),
             fire_late_max_ns: AtomicU64::new(0),
+            lock_waits: AtomicU64::new(0),
         }
     }
 
@@ -102,8 +104,14 @@ impl Core {
             waker_panics: self.waker_panics.load(Relaxed),
             fire_lateness_total: Duration::from_nanos(self.fire_late_total_ns.load(Relaxed)),
             fire_lateness_max: Duration::from_nanos(self.fire_late_max_ns.load(Relaxed)),
+            lock_waits: self.lock_waits.load(Relaxed),
             max_pending: 0,
         }
+    }
+
+    /// Counts a wait for the timers' lock: another thread held it.
+    pub(crate) fn count_lock_wait(&self) {
+        self.lock_waits.fetch_add(1, Relaxed);
     }
 
     /// Counts a learned plan that was capped or left without a margin.

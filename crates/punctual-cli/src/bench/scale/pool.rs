@@ -204,6 +204,7 @@ fn driver_sleeps(rounds: &[ServerResult]) -> Option<crate::bench::scale::server:
     Some(crate::bench::scale::server::DriverSleeps {
         per_s: all.iter().map(|d| d.per_s).sum::<f64>() / n,
         interrupted_per_s: all.iter().map(|d| d.interrupted_per_s).sum::<f64>() / n,
+        lock_waits_per_s: all.iter().map(|d| d.lock_waits_per_s).sum::<f64>() / n,
     })
 }
 

@@ -34,12 +34,12 @@ pub trait ScaleTimer: Clone + Send + Sync + 'static {
         None
     }
 
-    /// How often the timer's own driver threads went to sleep natively, and how many of
-    /// those sleeps a registration cut short, so far (summed over its drivers); `None`
-    /// where it has no thread of its own.
-    fn driver_sleeps(&self) -> Option<(u64, u64)> {
+    /// How often the timer's own driver threads went to sleep natively, how many of those
+    /// sleeps a registration cut short, and how often a thread waited for a driver's lock,
+    /// so far (summed over its drivers); `None` where it has no thread of its own.
+    fn driver_sleeps(&self) -> Option<(u64, u64, u64)> {
         self.driver_stats()
-            .map(|stats| (stats.waits, stats.interrupts))
+            .map(|stats| (stats.waits, stats.interrupts, stats.lock_waits))
     }
 
     /// The real-time priority to run the executor's thread at while deadlines run, if any.
@@ -174,12 +174,14 @@ impl ScaleTimer for PerWorkerTimer {
         self.drivers.iter().map(Driver::cpu_time).sum()
     }
 
-    fn driver_sleeps(&self) -> Option<(u64, u64)> {
+    fn driver_sleeps(&self) -> Option<(u64, u64, u64)> {
         Some(
             self.drivers
                 .iter()
                 .map(Driver::stats)
-                .fold((0, 0), |(w, i), s| (w + s.waits, i + s.interrupts)),
+                .fold((0, 0, 0), |(w, i, l), s| {
+                    (w + s.waits, i + s.interrupts, l + s.lock_waits)
+                }),
         )
     }
 

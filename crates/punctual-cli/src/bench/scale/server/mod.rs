@@ -10,8 +10,8 @@
 //! schedule there, [`mock`] models it for `--mock-timer`. The timeouts of every method are
 //! the same: [`plan`] draws them from one seed.
 //!
-//! Lock waits are not reported: neither timer exposes them (punctual's `DriverStats` counts
-//! none; tokio's wheel locks are internal to it).
+//! Lock waits are punctual's alone: its drivers count each time a thread found the timers'
+//! lock held (`DriverStats::lock_waits`); tokio's wheel locks are internal to it.
 
 pub mod command;
 pub mod mock;
@@ -126,7 +126,7 @@ fn caveats(results: &[ServerResult], churn_per_s: u64) -> Vec<String> {
             "registration and cancellation lags include the pacer's step of {}: the pacer thread spawns each timeout's task when due and aborts it when its cancellation is",
             crate::units::format_duration(pacer::PACER_STEP)
         ),
-        "lock waits: not reported, as neither timer exposes them".to_string(),
+        "lock waits: punctual's drivers count them (below); tokio's timer exposes none".to_string(),
     ];
     // Each native sleep of a driver thread is an OS wait and a wake-up; how often they
     // happen, beside the driver's CPU, says what that CPU goes on.
@@ -137,7 +137,7 @@ fn caveats(results: &[ServerResult], churn_per_s: u64) -> Vec<String> {
             let per_sleep_ns =
                 (sleeps.per_s >= 1.0).then(|| cpu_ns as f64 * churn_per_s as f64 / sleeps.per_s);
             notes.push(format!(
-                "{} ({}): its driver threads slept natively {:.0} times a second during the churn, {:.0} of them cut short by a registration due sooner; {} of driver CPU per sleep and wake-up",
+                "{} ({}): its driver threads slept natively {:.0} times a second during the churn, {:.0} of them cut short by a registration due sooner; {} of driver CPU per sleep and wake-up; {:.0} lock waits a second",
                 r.method,
                 r.runtime,
                 sleeps.per_s,
@@ -146,6 +146,7 @@ fn caveats(results: &[ServerResult], churn_per_s: u64) -> Vec<String> {
                     || "-".to_string(),
                     |ns| crate::units::format_duration(std::time::Duration::from_nanos(ns as u64))
                 ),
+                sleeps.lock_waits_per_s,
             ));
         }
     }

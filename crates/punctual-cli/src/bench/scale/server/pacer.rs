@@ -134,7 +134,7 @@ pub(super) struct Pacing {
     pub(super) driver_cpu: Option<Duration>,
     /// The driver threads' native sleeps during the churn, and of those the ones a
     /// registration cut short; with the churn's length.
-    pub(super) driver_sleeps: Option<(u64, u64)>,
+    pub(super) driver_sleeps: Option<(u64, u64, u64)>,
     pub(super) churn_ns: u64,
     pub(super) cancel_too_late: u64,
     /// The last cancellation the pacer made, and when it was due.
@@ -239,10 +239,11 @@ pub(super) fn pace<T: ScaleTimer>(
         .driver_cpu()
         .zip(driver_before)
         .map(|(after, before)| after.saturating_sub(before));
-    pacing.driver_sleeps = timer
-        .driver_sleeps()
-        .zip(sleeps_before)
-        .map(|((waits, cut), (waits0, cut0))| (waits - waits0, cut - cut0));
+    pacing.driver_sleeps = timer.driver_sleeps().zip(sleeps_before).map(
+        |((waits, cut, locks), (waits0, cut0, locks0))| {
+            (waits - waits0, cut - cut0, locks - locks0)
+        },
+    );
     pacing.churn_ns = shared.now_ns().saturating_sub(start_ns);
     pacing.cancel_too_late = cancels.too_late;
     pacing.last_cancelled = cancels.last;

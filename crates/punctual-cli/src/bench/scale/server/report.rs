@@ -133,4 +133,8 @@ pub struct DriverSleeps {
     pub per_s: f64,
     /// Of those, sleeps cut short by a registration due before the planned wake-up.
     pub interrupted_per_s: f64,
+    /// Times a second a thread (a worker registering or cancelling, or the driver itself)
+    /// found the driver's lock held and waited for it (exports before it have none: 0).
+    #[serde(default)]
+    pub lock_waits_per_s: f64,
 }

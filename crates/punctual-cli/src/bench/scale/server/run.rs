@@ -187,16 +187,16 @@ fn summarise(args: &ServerArgs, shared: &Shared, pacing: &Pacing) -> ServerResul
         lateness: lateness.summary().lateness,
         cpu_ns_per_timer: pacing.cpu.map(per_timer),
         driver_cpu_ns_per_timer: pacing.driver_cpu.map(per_timer),
-        driver_sleeps: pacing
-            .driver_sleeps
-            .filter(|_| pacing.churn_ns > 0)
-            .map(|(waits, cut)| {
+        driver_sleeps: pacing.driver_sleeps.filter(|_| pacing.churn_ns > 0).map(
+            |(waits, cut, locks)| {
                 let seconds = pacing.churn_ns as f64 / 1e9;
                 super::report::DriverSleeps {
                     per_s: waits as f64 / seconds,
                     interrupted_per_s: cut as f64 / seconds,
+                    lock_waits_per_s: locks as f64 / seconds,
                 }
-            }),
+            },
+        ),
         pending_peak: pacing.pending_peak,
         rss_bytes_per_pending: pacing
             .rss_growth
