@@ -13,9 +13,10 @@ defmodule Mix.Tasks.Compile.PunctualPort.Target do
   #     systems set and rustler_precompiled reads; they are ignored for the host, as
   #     zigler does;
   #   * this host's.
-  # Linux programs are static (musl; ARMv7's a static glibc build, since rustup has no ARM
-  # musl std here), so one serves every distribution of its architecture and the ABI of
-  # an aarch64 or x86_64 machine does not matter.
+  # Linux programs are static (musl; ARMv7's a static glibc build, since the rustup server
+  # the release is built with answers 404 for armv7-unknown-linux-musleabihf's rust-std), so
+  # one serves every distribution of its architecture and the ABI of an aarch64 or x86_64
+  # machine does not matter.
 
   @type pick :: %{
           triple: String.t() | nil,
