@@ -49,6 +49,24 @@ defmodule Mix.Tasks.Compile.PunctualPort.Target do
   end
 
   @doc """
+  The port program the user named in place of the one the compiler installs: the
+  `:port_path` application setting (`port_path`), then PUNCTUAL_PORT in `env`, the order
+  `Punctual.Binary.path/1` takes them at run time after `open(path: ...)`, which a compile
+  cannot see. With either, the compiler installs and builds nothing, whatever the package
+  carries and whether cargo is there; the path is the one the node will run, on its own
+  machine (a Nerves device's, say), so it need not exist where the compile runs. nil: none.
+  """
+  @spec configured(term, %{optional(String.t()) => String.t()}) ::
+          {:port_path | :env, term} | nil
+  def configured(port_path, env) do
+    cond do
+      path = non_empty(port_path) -> {:port_path, path}
+      path = non_empty(env["PUNCTUAL_PORT"]) -> {:env, path}
+      true -> nil
+    end
+  end
+
+  @doc """
   What the compiler does: install the prebuilt program for `pick`'s triple, when
   `carried` (the triples the package has programs for) holds it and PUNCTUAL_BUILD does
   not ask for a build; otherwise build with cargo, `:asked` or because the program is
