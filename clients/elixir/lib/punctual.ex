@@ -89,10 +89,11 @@ defmodule Punctual do
   ## The program
 
   `open(path: ...)`, the `:port_path` application setting or the `PUNCTUAL_PORT`
-  environment variable name the `punctual-port` binary; otherwise it is the release build
-  in the repository this package was compiled in, which `mix compile` builds with
-  `cargo build --release -p punctual-port`. `docs/port-protocol.md` in the repository
-  describes both protocols byte by byte.
+  environment variable name the `punctual-port` binary, the first given winning (and
+  with either of the last two, `mix compile` installs no program); otherwise it is the
+  one `mix compile` put in this build's `priv/`: the package's prebuilt program for the
+  target, or one cargo built from the package's Rust sources. `docs/port-protocol.md` in
+  the repository describes both protocols byte by byte.
   """
 
   alias Punctual.{Options, Request, Timeout, Wire}

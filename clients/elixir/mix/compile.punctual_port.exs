@@ -6,7 +6,8 @@ defmodule Mix.Tasks.Compile.PunctualPort do
   # prebuilt program the package carries for the target triple (native/prebuilt/TRIPLE/,
   # which scripts/elixir-package --prebuilt fills), or one cargo builds from the carried
   # Rust sources (native/; inside the repository, the workspace), as nanosleep builds its
-  # C program with make. PUNCTUAL_PORT set to a program skips it all.
+  # C program with make. A program the user names, with the :port_path setting or
+  # PUNCTUAL_PORT (Target.configured/2), skips it all: it is what the node will run.
   use Mix.Task.Compiler
 
   alias __MODULE__.Target
@@ -17,24 +18,31 @@ defmodule Mix.Tasks.Compile.PunctualPort do
 
   @impl true
   def run(_args) do
-    if System.get_env("PUNCTUAL_PORT") in [nil, ""] do
-      env = Map.put(System.get_env(), "MIX_TARGET", Atom.to_string(Mix.target()))
-      arch = List.to_string(:erlang.system_info(:system_architecture))
-      carried = carried()
+    # The project's config (config/config.exs and what it imports, which Mix loads before
+    # compiling) is in the application environment by now; config/runtime.exs is not.
+    port_path = Application.get_env(:punctual, :port_path)
 
-      case Target.plan(env, arch, carried) do
-        {:ok, {:prebuilt, pick}} ->
-          install(prebuilt(pick.triple), pick, "prebuilt port program for #{pick.triple}")
+    case Target.configured(port_path, System.get_env()) do
+      nil -> install_or_build()
+      {_named_by, _program} -> {:noop, []}
+    end
+  end
 
-        {:ok, {:cargo, pick, why}} ->
-          target = if pick.cargo_target, do: " --target #{pick.cargo_target}", else: ""
-          install(build(pick, why, carried), pick, "port program built with cargo#{target}")
+  defp install_or_build do
+    env = Map.put(System.get_env(), "MIX_TARGET", Atom.to_string(Mix.target()))
+    arch = List.to_string(:erlang.system_info(:system_architecture))
+    carried = carried()
 
-        {:error, reason} ->
-          Mix.raise("punctual: #{Target.message(reason)}.#{what_to_do(reason, carried)}")
-      end
-    else
-      {:noop, []}
+    case Target.plan(env, arch, carried) do
+      {:ok, {:prebuilt, pick}} ->
+        install(prebuilt(pick.triple), pick, "prebuilt port program for #{pick.triple}")
+
+      {:ok, {:cargo, pick, why}} ->
+        target = if pick.cargo_target, do: " --target #{pick.cargo_target}", else: ""
+        install(build(pick, why, carried), pick, "port program built with cargo#{target}")
+
+      {:error, reason} ->
+        Mix.raise("punctual: #{Target.message(reason)}.#{what_to_do(reason, carried)}")
     end
   end
 
@@ -124,7 +132,8 @@ defmodule Mix.Tasks.Compile.PunctualPort do
       true ->
         Mix.raise(
           "punctual: the port program's Rust sources are missing (no native/Cargo.toml in " <>
-            "#{@package}); reinstall the package, or set PUNCTUAL_PORT to a punctual-port binary"
+            "#{@package}); reinstall the package, or name a punctual-port program with " <>
+            "`config :punctual, port_path: ...` or PUNCTUAL_PORT"
         )
     end
   end
@@ -149,9 +158,10 @@ defmodule Mix.Tasks.Compile.PunctualPort do
         else: ""
 
     "punctual: #{first} Building the program needs Rust's cargo, which is not on PATH. " <>
-      "Install a Rust toolchain (https://rustup.rs)#{rustup} and compile again, or set " <>
-      "PUNCTUAL_PORT to a punctual-port program you built (`cargo install punctual-port`) " <>
-      "when you compile and run: then nothing is built."
+      "Install a Rust toolchain (https://rustup.rs)#{rustup} and compile again, or name a " <>
+      "punctual-port program you built (`cargo install punctual-port`) with " <>
+      "`config :punctual, port_path: ...` in config/config.exs or PUNCTUAL_PORT: then " <>
+      "nothing is built."
   end
 
   defp what_to_do({:invalid_build, _}, _carried), do: ""
@@ -159,7 +169,8 @@ defmodule Mix.Tasks.Compile.PunctualPort do
   defp what_to_do(_reason, carried) do
     " Set PUNCTUAL_TARGET to the Rust target triple of the machine the program is to run " <>
       "on (this package carries #{carried_list(carried)}; cargo builds for any triple), or " <>
-      "PUNCTUAL_PORT to a punctual-port program: then nothing is built."
+      "name a punctual-port program with `config :punctual, port_path: ...` or " <>
+      "PUNCTUAL_PORT: then nothing is built."
   end
 
   defp carried_list([]), do: "no prebuilt programs"

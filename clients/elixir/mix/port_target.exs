@@ -13,9 +13,10 @@ defmodule Mix.Tasks.Compile.PunctualPort.Target do
   #     systems set and rustler_precompiled reads; they are ignored for the host, as
   #     zigler does;
   #   * this host's.
-  # Linux programs are static (musl; ARMv7's a static glibc build, since rustup has no ARM
-  # musl std here), so one serves every distribution of its architecture and the ABI of
-  # an aarch64 or x86_64 machine does not matter.
+  # Linux programs are static (musl; ARMv7's a static glibc build, since the rustup server
+  # the release is built with answers 404 for armv7-unknown-linux-musleabihf's rust-std), so
+  # one serves every distribution of its architecture and the ABI of an aarch64 or x86_64
+  # machine does not matter.
 
   @type pick :: %{
           triple: String.t() | nil,
@@ -44,6 +45,24 @@ defmodule Mix.Tasks.Compile.PunctualPort.Target do
       explicit = non_empty(env["PUNCTUAL_TARGET"]) -> explicit(explicit)
       cross?(env["MIX_TARGET"]) -> cross(env)
       true -> host(system_architecture)
+    end
+  end
+
+  @doc """
+  The port program the user named in place of the one the compiler installs: the
+  `:port_path` application setting (`port_path`), then PUNCTUAL_PORT in `env`, the order
+  `Punctual.Binary.path/1` takes them at run time after `open(path: ...)`, which a compile
+  cannot see. With either, the compiler installs and builds nothing, whatever the package
+  carries and whether cargo is there; the path is the one the node will run, on its own
+  machine (a Nerves device's, say), so it need not exist where the compile runs. nil: none.
+  """
+  @spec configured(term, %{optional(String.t()) => String.t()}) ::
+          {:port_path | :env, term} | nil
+  def configured(port_path, env) do
+    cond do
+      path = non_empty(port_path) -> {:port_path, path}
+      path = non_empty(env["PUNCTUAL_PORT"]) -> {:env, path}
+      true -> nil
     end
   end
 

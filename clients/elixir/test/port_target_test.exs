@@ -226,4 +226,17 @@ defmodule Punctual.PortTargetTest do
       assert Target.message(reason) =~ "PUNCTUAL_BUILD=yes: give 1 or true"
     end
   end
+
+  describe "a program the user names" do
+    test "the :port_path setting, then PUNCTUAL_PORT, as Punctual.Binary takes them" do
+      assert Target.configured("/dev/a", %{"PUNCTUAL_PORT" => "/dev/b"}) == {:port_path, "/dev/a"}
+      assert Target.configured(nil, %{"PUNCTUAL_PORT" => "/dev/b"}) == {:env, "/dev/b"}
+      assert Target.configured("", %{"PUNCTUAL_PORT" => "/dev/b"}) == {:env, "/dev/b"}
+    end
+
+    test "none, or only empty ones: the compiler installs its own" do
+      assert Target.configured(nil, %{}) == nil
+      assert Target.configured("", %{"PUNCTUAL_PORT" => ""}) == nil
+    end
+  end
 end

@@ -1,12 +1,14 @@
 defmodule Punctual.Binary do
   @moduledoc false
   # Finds the punctual-port program: `open(path: ...)`, then the :port_path application
-  # setting, then the PUNCTUAL_PORT environment variable, then the one `mix compile` built
-  # into this package's priv/ (see the PunctualPort compiler in mix.exs).
+  # setting, then the PUNCTUAL_PORT environment variable, then the one `mix compile`
+  # installed into this build's priv/ (mix/compile.punctual_port.exs, which installs
+  # nothing when :port_path or PUNCTUAL_PORT is set: Target.configured/2, the same order).
+  # A program named but missing is an error, not a reason to try the next.
 
   def path(opts) do
     explicit =
-      opts[:path] || Application.get_env(:punctual, :port_path) ||
+      opts[:path] || non_empty(Application.get_env(:punctual, :port_path)) ||
         non_empty(System.get_env("PUNCTUAL_PORT"))
 
     path = explicit || built()
