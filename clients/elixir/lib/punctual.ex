@@ -536,6 +536,9 @@ defmodule Punctual do
       costs.
     * `:samples` - sleeps timed per request, 1 to 1,000 (default 5), each after one
       untimed: the probe takes about `(samples + 1) * 99 ms` and more.
+    * `:clock` - with a `:sleep` timed in the BEAM, the clock to time it on: a function of
+      no arguments returning nanoseconds (default `System.monotonic_time(:nanosecond)`).
+      A sleep that keeps its own time (an emulator's, a test's) is timed on that time.
 
   `{:error, {:invalid, name, value}}` for a bad option, before anything is timed;
   `{:error, :probe_busy}` while another `sleep: :os` probe runs in the same program;
@@ -545,6 +548,7 @@ defmodule Punctual do
   @spec probe(t, keyword) :: {:ok, map} | {:error, term}
   def probe(%__MODULE__{} = sleeper, opts \\ []) do
     with {:ok, o} <- Punctual.Probe.options(opts),
+         :ok <- Punctual.Probe.clock_fits(o),
          # Before anything is timed: protocol 1 cannot give the verdict.
          :ok <- if(sleeper.protocol == 2, do: :ok, else: {:error, :unsupported}),
          {:ok, verdict} <- ask_port(sleeper, Punctual.Probe.question(o)) do

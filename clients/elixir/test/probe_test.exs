@@ -148,35 +148,37 @@ defmodule Punctual.ProbeTest do
     assert verdict.floor_ns >= @ms + div(@ms, 2)
   end
 
-  # Win32 Sleep on the default timer: a request ends at the first 15.625 ms tick edge at
-  # or after it (edges on the BEAM's clock), as the Lua module's test emulates it. An
-  # ideal one: a request made within 5 ms of an edge counts from that edge, as one made
-  # by a thread the edge just woke does, so that this machine's lateness in waking from
-  # the last one (a neighbour's build) does not push it past the next; the last 2 ms are
-  # spun, so that the edges it ends on are sharp.
-  test "finds the 15.625 ms tick of a Win32-like sleep", %{sleeper: sleeper} do
+  test "finds the 15.625 ms tick of a Win32-like sleep, on the sleep's own clock", %{
+    sleeper: sleeper
+  } do
+    # A Win32 Sleep(ms) on the default timer, on a clock of its own: it ends at the first
+    # tick edge at least `ms` after it starts, so back-to-back sleeps cost whole ticks. The
+    # probe times it on that clock, so this machine's load cannot blur the tick.
+    {:ok, time} = Agent.start_link(fn -> 3 * @tick + 1_234_567 end)
+    clock = fn -> Agent.get(time, & &1) end
+
     tick_sleep = fn ms ->
-      now = System.monotonic_time(:nanosecond)
-      last_edge = div(now, @tick) * @tick - if(rem(now, @tick) < 0, do: @tick, else: 0)
-      start = if now - last_edge < 5 * @ms, do: last_edge, else: now
-      wanted = start + ms * @ms
-      edge = last_edge + div(wanted - last_edge + @tick - 1, @tick) * @tick
-      {:ok, _late} = Punctual.sleep_until(sleeper, edge, spin: 2 * @ms)
+      Agent.update(time, fn now ->
+        wanted = now + ms * @ms
+        div(wanted + @tick - 1, @tick) * @tick
+      end)
     end
 
-    # A stall of a few ms in one sample (a neighbour's build) moves a request's mean off
-    # the tick: three tries, as the port's spin-tail suite reruns a seed over its bound.
-    verdict =
-      Enum.find_value(1..3, fn _ ->
-        {:ok, verdict} = Punctual.probe(sleeper, sleep: tick_sleep, samples: 2)
-        if tick_found?(verdict), do: verdict
-      end)
-
-    assert verdict, "no 15.625 ms quantum with its step at 16 ms in three probes"
+    {:ok, verdict} = Punctual.probe(sleeper, sleep: tick_sleep, clock: clock, samples: 3)
+    assert tick_found?(verdict), inspect(verdict)
     check_shape(verdict)
     assert verdict.overshoot_ns == nil
-    # At least a tick less the lateness of the wake before it.
-    assert verdict.floor_ns > div(@tick, 2)
+    assert verdict.quantum_ns == @tick
+    assert verdict.floor_ns == @tick
+  end
+
+  test "a clock with the program's own sleep, or not a function, is an error before anything is timed",
+       %{sleeper: sleeper} do
+    clock = fn -> 0 end
+    assert Punctual.probe(sleeper, clock: clock) == {:error, {:invalid, :clock, clock}}
+
+    assert Punctual.probe(sleeper, sleep: :process_sleep, clock: 5) ==
+             {:error, {:invalid, :clock, 5}}
   end
 
   # The tick found, and 1 to 10 ms costing one tick, 16 to 30 two: a floor of one tick and

@@ -81,6 +81,7 @@ defmodule Punctual.Options do
   defp valid?(:policy, value), do: value in Punctual.Grid.policies()
   defp valid?(:hook, value), do: value == nil or is_function(value, 0)
   defp valid?(:sleep, value), do: value in [:os, :process_sleep] or is_function(value, 1)
+  defp valid?(:clock, value), do: value == nil or is_function(value, 0)
   defp valid?(:bands, value), do: is_integer(value) and value in 1..1000
   defp valid?(:quantum, value), do: is_integer(value) and value > 0 and value <= @u64_max
   defp valid?(:samples, value), do: is_integer(value) and value in 1..1000
