@@ -862,9 +862,13 @@ fn a_real_run_shows_the_timer_slack() {
 #[test]
 fn repeat_table() {
     let table = mock_bench(&["--repeat", "3"]);
-    let rows = table
+    let rows: Vec<&str> = table
         .lines()
-        .filter(|l| l.contains(" [") && l.ends_with(" 0"));
+        .filter(|l| l.contains(" [") && l.ends_with(" 0"))
+        .collect();
+    // Nine methods at each of two waits: a format change that made the filter match
+    // nothing would otherwise pass unseen.
+    assert_eq!(rows.len(), 18, "the rows with intervals:\n{table}");
     for line in rows {
         assert!(line.chars().count() <= 100, "{line}");
     }

@@ -56,12 +56,23 @@ fn frontier_repeat() {
             "{fit}"
         );
         let ratio = &fit["p99_to_fit"];
-        assert!(ratio["low"].as_f64() <= ratio["value"].as_f64(), "{ratio}");
-        assert!(ratio["value"].as_f64() <= ratio["high"].as_f64(), "{ratio}");
+        let (low, value, high) = bounds(ratio);
+        assert!(low <= value && value <= high, "{ratio}");
     }
     for p in json["points"].as_array().unwrap() {
         assert_eq!(p["rounds"].as_array().unwrap().len(), 6);
     }
+}
+
+/// A bounded figure's `low`, `value` and `high`, each required: a missing bound fails
+/// here rather than compare as `None <= None`.
+fn bounds(figure: &serde_json::Value) -> (f64, f64, f64) {
+    let field = |name: &str| {
+        figure[name]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no number `{name}` in {figure}"))
+    };
+    (field("low"), field("value"), field("high"))
 }
 
 fn mock_threads(extra: &[&str]) -> String {
@@ -176,7 +187,8 @@ fn threads_repeat() {
     for r in json["results"].as_array().unwrap() {
         assert_eq!(r["rounds"].as_array().unwrap().len(), 3, "{r}");
         let p99 = &r["over_rounds"]["p99_ns"];
-        assert!(p99["low"].as_f64() <= p99["high"].as_f64(), "{p99}");
+        let (low, value, high) = bounds(p99);
+        assert!(low <= value && value <= high, "{p99}");
         assert!(r["over_rounds"]["cpu_ns_per_wait"].is_null(), "{r}");
     }
 }
