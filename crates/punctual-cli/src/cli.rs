@@ -100,8 +100,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "PERCENT", default_value = "95", requires = "repeat", value_parser = bootstrap::parse_confidence)]
     pub confidence: f64,
 
-    /// Two methods to compare, A,B: the ratio of A's p50, p99 and CPU per wait to B's at
-    /// each wait, with its interval, from the paired rounds [default with --repeat 2 or
+    /// Two methods to compare, A,B: A/B, A's p50, p99 and CPU per wait over B's at each
+    /// wait, with its interval, from the paired rounds [default with --repeat 2 or
     /// more: the recommended method against each other one].
     #[arg(long, value_name = "A,B", value_parser = parse_compare, conflicts_with_all = ["scale", "frontier", "threads"])]
     pub compare: Option<ComparePair>,
@@ -472,7 +472,7 @@ pub enum Workload {
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// One `punctual bench --export-json` file (a wait table or a --frontier run), or two
-    /// to compare: differences are given as the second over the first.
+    /// to compare: each ratio is B/A, the second's figure over the first's.
     #[arg(value_name = "RESULTS.json", num_args = 1..=2, required = true)]
     pub exports: Vec<PathBuf>,
 

@@ -888,9 +888,9 @@ fn repeat_compare() {
         "--compare",
         "hybrid,spin",
     ]);
-    let lines: Vec<&str> = table.lines().filter(|l| l.contains(" vs ")).collect();
+    let lines: Vec<&str> = table.lines().filter(|l| l.contains("/spin at ")).collect();
     assert_eq!(lines.len(), 2, "one line per wait: {table}");
-    assert!(lines.iter().all(|l| l.starts_with("hybrid vs spin at ")));
+    assert!(lines.iter().all(|l| l.starts_with("hybrid/spin at ")));
     // Six rounds reach 90%: no interval is marked short.
     assert!(!table.contains("rounds cannot make"));
     insta::assert_snapshot!("bench_repeat_compare", table);
@@ -900,7 +900,7 @@ fn repeat_compare() {
 #[test]
 fn compare_with_one_round_says_there_is_no_interval() {
     let table = mock_bench(&["--methods", "hybrid,std", "--compare", "std,hybrid"]);
-    assert!(table.contains("std vs hybrid at 100us: p50 "), "{table}");
+    assert!(table.contains("std/hybrid at 100us: p50 "), "{table}");
     assert!(table.contains("(one round: no interval)"), "{table}");
 }
 

@@ -92,12 +92,13 @@ pub fn figure_ratio(r: &Ratio) -> String {
     text
 }
 
-/// `hybrid vs spin_sleep at 1 ms: p50 0.46x [0.41–0.52], p99 1.06x [0.81–1.39] (no
+/// `hybrid/spin_sleep at 1 ms: p50 0.46x [0.41–0.52], p99 1.06x [0.81–1.39] (no
 /// difference shown), CPU 2.4x [2.2–2.6]`: each ratio is `first`'s figure over
-/// `second`'s, from their paired rounds.
+/// `second`'s, from their paired rounds, and the line opens with that quotient so that
+/// which way it goes cannot be misread.
 pub fn comparison(first: &str, second: &str, at: &str, ratios: &[Ratio]) -> String {
     let figures: Vec<String> = ratios.iter().map(figure_ratio).collect();
-    format!("{first} vs {second} at {at}: {}", figures.join(", "))
+    format!("{first}/{second} at {at}: {}", figures.join(", "))
 }
 
 /// `hybrid at 1 ms: p99 158 µs [131–190] at 2.10 µs [2.05–2.16] of CPU, frontier there
@@ -299,7 +300,7 @@ mod tests {
         ];
         assert_eq!(
             comparison("hybrid", "spin_sleep", "1 ms", &ratios),
-            "hybrid vs spin_sleep at 1 ms: p50 0.46x [0.41–0.52], p99 1.06x [0.81–1.39] \
+            "hybrid/spin_sleep at 1 ms: p50 0.46x [0.41–0.52], p99 1.06x [0.81–1.39] \
              (no difference shown), CPU 2.4x [2.2–2.6]"
         );
         let one = Ratio {

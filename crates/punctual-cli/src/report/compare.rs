@@ -38,8 +38,8 @@ pub fn render(a: &Export, b: &Export, names: [&str; 2]) -> anyhow::Result<String
     let _ = writeln!(
         body,
         "<header>\n<h1>punctual bench: B against A</h1>\n\
-         <p>A is <code>{name_a}</code> ({}), B is <code>{name_b}</code> ({}). Ratios are B over A: \
-         above 1 B is later or costs more. Beyond {MARKED}x either way a ratio is marked \
+         <p>A is <code>{name_a}</code> ({}), B is <code>{name_b}</code> ({}). Each ratio is B/A, \
+         <code>{name_b}</code>/<code>{name_a}</code>: B's figure over A's, above 1 B is later or costs more. Beyond {MARKED}x either way a ratio is marked \
          <span class=\"worse\">worse</span> or <span class=\"better\">better</span>; where \
          both runs have rounds (<code>--repeat</code>), a figure is the median over the rounds \
          and is marked only where a permutation test of the two runs' rounds shows a \
