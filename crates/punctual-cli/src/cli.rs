@@ -93,7 +93,9 @@ pub struct BenchArgs {
     /// one, the methods interleaved inside it), and show each figure as its median over the
     /// rounds with a confidence interval (see docs/intervals.md). An interval needs at
     /// least 6 rounds to be 95% sure; with fewer the table says how sure it can be.
-    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000), conflicts_with_all = ["scale", "frontier", "threads"])]
+    // With the deprecated --frontier, --threads and --scale, `usage::check_bench` refuses it
+    // and names the subcommand that takes it, which clap's conflict message could not.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub repeat: u64,
 
     /// How sure the intervals of --repeat are, a percentage from 50 up to 100.

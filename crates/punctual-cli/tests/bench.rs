@@ -955,8 +955,18 @@ fn bad_repeat_arguments_are_clear_errors() {
             &["--methods", "hybrid,std", "--compare", "hybrid,spin"],
             "--compare names `spin`, which --methods does not measure",
         ),
-        (&["--repeat", "3", "--scale", "10"], "cannot be used with"),
-        (&["--repeat", "3", "--frontier"], "cannot be used with"),
+        (
+            &["--repeat", "3", "--scale", "10"],
+            "use `punctual scale N,... --repeat K`",
+        ),
+        (
+            &["--repeat", "5", "--frontier"],
+            "--repeat cannot be used with the deprecated --frontier, which always runs one round: use `punctual frontier --repeat K`",
+        ),
+        (
+            &["--threads", "4", "--repeat", "3"],
+            "use `punctual threads N --repeat K`",
+        ),
         // A confidence with nothing to be confident of is a mistake, not a setting.
         (&["--confidence", "90"], "--repeat <K>"),
     ];
