@@ -186,10 +186,14 @@ fn threads_repeat() {
         serde_json::from_str(&mock_threads(&["--repeat", "3", "--export-json", "-"])).unwrap();
     for r in json["results"].as_array().unwrap() {
         assert_eq!(r["rounds"].as_array().unwrap().len(), 3, "{r}");
-        let p99 = &r["over_rounds"]["p99_ns"];
-        let (low, value, high) = bounds(p99);
-        assert!(low <= value && value <= high, "{p99}");
-        assert!(r["over_rounds"]["cpu_ns_per_wait"].is_null(), "{r}");
+        for figure in ["p99_ns", "cpu_ns_per_wait"] {
+            let (low, value, high) = bounds(&r["over_rounds"][figure]);
+            assert!(low <= value && value <= high, "{figure}: {r}");
+            assert!(value > 0.0, "{figure}: {r}");
+        }
+        for round in r["rounds"].as_array().unwrap() {
+            assert!(round["cpu_ns_per_wait"].as_u64().unwrap() > 0, "{round}");
+        }
     }
 }
 
