@@ -101,19 +101,19 @@ pub fn comparison(first: &str, second: &str, at: &str, ratios: &[Ratio]) -> Stri
     format!("{first}/{second} at {at}: {}", figures.join(", "))
 }
 
-/// `hybrid at 1 ms: p99 158 µs [131–190] at 2.10 µs [2.05–2.16] of CPU, frontier there
-/// 149 µs [120–170]: 1.06x [0.81–1.39], cannot tell at this noise`.
+/// `hybrid at 1 ms: p99 158 µs [131–190] at 2.10 µs [2.05–2.16] of CPU, 1.06x [0.81–1.39]
+/// the fixed margins' fit there (149 µs [120–170]): cannot tell at this noise`.
 pub fn placement(method: &str, at: &str, p: &Placement, tolerance: f64) -> String {
     let side = match p.side {
         Side::On => format!("on the frontier (within {:.0}%)", tolerance * 100.0),
         other => other.text().to_string(),
     };
     format!(
-        "{method} at {at}: p99 {} at {} of CPU, frontier there {}: {}, {side}",
+        "{method} at {at}: p99 {} at {} of CPU, {} the fixed margins' fit there ({}): {side}",
         nanos(&p.p99),
         nanos(&p.cpu),
-        nanos(&p.frontier_p99),
         ratio(&p.p99_to_frontier),
+        nanos(&p.frontier_p99),
     )
 }
 

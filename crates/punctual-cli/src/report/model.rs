@@ -259,7 +259,10 @@ impl Export {
                 lateness_percentiles: p.lateness_percentiles.clone(),
                 rounds: p.rounds.clone(),
                 over_rounds: matches!(p.family, Family::Hybrid | Family::AsyncSpin)
-                    .then(|| OverRounds::of(&p.rounds, &settings))
+                    .then(|| {
+                        p.over_rounds
+                            .or_else(|| OverRounds::of(&p.rounds, &settings))
+                    })
                     .flatten(),
                 ..Row::new(&p.label, p.ours, p.wait_ns, p.summary.lateness)
             })

@@ -276,6 +276,7 @@ mod tests {
             cpu_share: 0.0,
             lateness_percentiles: Vec::new(),
             rounds: Vec::new(),
+            over_rounds: None,
         }
     }
 
