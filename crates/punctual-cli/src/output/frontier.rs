@@ -327,7 +327,7 @@ const FRONTIER_OF_ONE_RUN: &str = " The frontier's p99 at a CPU is read between 
     no cheaper one beats, on a straight line on a log axis; below the cheapest, at it.
 ";
 
-const FRONTIER_OF_ROUNDS: &str = " The frontier is the monotone fit of every fixed margin's
-    p99 against its CPU over every round, read on a straight line on a log axis between its
-    points (docs/intervals.md).
+const FRONTIER_OF_ROUNDS: &str = " The frontier is the monotone fit of the fixed margins'
+    p99 against their CPU, each margin's median over the rounds, read on a straight line on a
+    log axis between them; a method is placed at its median (docs/intervals.md).
 ";
