@@ -481,6 +481,12 @@ pub struct ReportArgs {
     /// The HTML page to write.
     #[arg(short, long, value_name = "FILE.html", value_parser = parse_html_path)]
     pub output: PathBuf,
+
+    /// With two exports that both have rounds (--repeat), how sure the permutation test of
+    /// their rounds must be to mark a figure worse or better, a percentage from 50 up to 100
+    /// [default: 95].
+    #[arg(long, value_name = "PERCENT", value_parser = bootstrap::parse_confidence)]
+    pub confidence: Option<f64>,
 }
 
 #[derive(Debug, Args)]
