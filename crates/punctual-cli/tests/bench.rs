@@ -873,7 +873,22 @@ fn repeat_table() {
         assert!(line.chars().count() <= 100, "{line}");
     }
     assert!(table.contains("* 3 rounds cannot make an interval 95% sure, at most 75%"));
+    assert_the_advice_does_not_contradict_itself(&table);
     insta::assert_snapshot!("bench_repeat_table", table);
+}
+
+/// With rounds the advice calls its method closest to the deadline only where no peer it
+/// names is shown closer: "closest" and a "worse" in one recommendation contradict.
+fn assert_the_advice_does_not_contradict_itself(table: &str) {
+    let advice = table
+        .lines()
+        .find(|l| l.starts_with("Recommendation: "))
+        .unwrap_or_else(|| panic!("no recommendation:\n{table}"));
+    assert!(advice.contains(" paired rounds "), "claims: {advice}");
+    assert!(
+        !(advice.contains("closest to the deadline") && advice.contains(" worse")),
+        "{advice}"
+    );
 }
 
 #[test]
@@ -893,6 +908,13 @@ fn repeat_compare() {
     assert!(lines.iter().all(|l| l.starts_with("hybrid/spin at ")));
     // Six rounds reach 90%: no interval is marked short.
     assert!(!table.contains("rounds cannot make"));
+    assert_the_advice_does_not_contradict_itself(&table);
+    // One method best at both waits: the claims are made at each.
+    assert!(
+        table.contains(" At 100us, from 6 paired rounds "),
+        "{table}"
+    );
+    assert!(table.contains(" At 1ms, from 6 paired rounds "), "{table}");
     insta::assert_snapshot!("bench_repeat_compare", table);
 }
 
