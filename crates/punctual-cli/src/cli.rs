@@ -93,15 +93,17 @@ pub struct BenchArgs {
     /// one, the methods interleaved inside it), and show each figure as its median over the
     /// rounds with a confidence interval (see docs/intervals.md). An interval needs at
     /// least 6 rounds to be 95% sure; with fewer the table says how sure it can be.
-    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000), conflicts_with_all = ["scale", "frontier", "threads"])]
+    // With the deprecated --frontier, --threads and --scale, `usage::check_bench` refuses it
+    // and names the subcommand that takes it, which clap's conflict message could not.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub repeat: u64,
 
     /// How sure the intervals of --repeat are, a percentage from 50 up to 100.
     #[arg(long, value_name = "PERCENT", default_value = "95", requires = "repeat", value_parser = bootstrap::parse_confidence)]
     pub confidence: f64,
 
-    /// Two methods to compare, A,B: the ratio of A's p50, p99 and CPU per wait to B's at
-    /// each wait, with its interval, from the paired rounds [default with --repeat 2 or
+    /// Two methods to compare, A,B: A/B, A's p50, p99 and CPU per wait over B's at each
+    /// wait, with its interval, from the paired rounds [default with --repeat 2 or
     /// more: the recommended method against each other one].
     #[arg(long, value_name = "A,B", value_parser = parse_compare, conflicts_with_all = ["scale", "frontier", "threads"])]
     pub compare: Option<ComparePair>,
@@ -479,13 +481,19 @@ pub enum Workload {
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// One `punctual bench --export-json` file (a wait table or a --frontier run), or two
-    /// to compare: differences are given as the second over the first.
+    /// to compare: each ratio is B/A, the second's figure over the first's.
     #[arg(value_name = "RESULTS.json", num_args = 1..=2, required = true)]
     pub exports: Vec<PathBuf>,
 
     /// The HTML page to write.
     #[arg(short, long, value_name = "FILE.html", value_parser = parse_html_path)]
     pub output: PathBuf,
+
+    /// With two exports that both have rounds (--repeat), how sure the permutation test of
+    /// their rounds must be to mark a figure worse or better, a percentage from 50 up to 100
+    /// [default: 95].
+    #[arg(long, value_name = "PERCENT", value_parser = bootstrap::parse_confidence)]
+    pub confidence: Option<f64>,
 }
 
 #[derive(Debug, Args)]

@@ -21,6 +21,22 @@ pub fn error(kind: clap::error::ErrorKind, message: String) -> ! {
 
 /// What is wrong with the flags only `punctual bench` has, if anything.
 pub fn check_bench(args: &BenchArgs) -> Result<(), String> {
+    if args.repeat > 1 {
+        let instead = if args.frontier {
+            Some(("--frontier", "punctual frontier --repeat K"))
+        } else if args.threads.is_some() {
+            Some(("--threads N", "punctual threads N --repeat K"))
+        } else if args.scale.is_some() {
+            Some(("--scale N,...", "punctual scale N,... --repeat K"))
+        } else {
+            None
+        };
+        if let Some((flag, command)) = instead {
+            return Err(format!(
+                "--repeat cannot be used with the deprecated {flag}, which always runs one round: use `{command}`"
+            ));
+        }
+    }
     if args.scale.is_none() {
         if args.rounds.is_some() {
             return Err("--rounds needs --scale N,... (better: `punctual scale N,... --rounds`): only the scale mode has rounds".into());

@@ -861,14 +861,33 @@ fn a_real_run_shows_the_timer_slack() {
 #[test]
 fn repeat_table() {
     let table = mock_bench(&["--repeat", "3"]);
-    let rows = table
+    let rows: Vec<&str> = table
         .lines()
-        .filter(|l| l.contains(" [") && l.ends_with(" 0"));
+        .filter(|l| l.contains(" [") && l.ends_with(" 0"))
+        .collect();
+    // Nine methods at each of two waits: a format change that made the filter match
+    // nothing would otherwise pass unseen.
+    assert_eq!(rows.len(), 18, "the rows with intervals:\n{table}");
     for line in rows {
         assert!(line.chars().count() <= 100, "{line}");
     }
     assert!(table.contains("* 3 rounds cannot make an interval 95% sure, at most 75%"));
+    assert_the_advice_does_not_contradict_itself(&table);
     insta::assert_snapshot!("bench_repeat_table", table);
+}
+
+/// With rounds the advice calls its method closest to the deadline only where no peer it
+/// names is shown closer: "closest" and a "worse" in one recommendation contradict.
+fn assert_the_advice_does_not_contradict_itself(table: &str) {
+    let advice = table
+        .lines()
+        .find(|l| l.starts_with("Recommendation: "))
+        .unwrap_or_else(|| panic!("no recommendation:\n{table}"));
+    assert!(advice.contains(" paired rounds "), "claims: {advice}");
+    assert!(
+        !(advice.contains("closest to the deadline") && advice.contains(" worse")),
+        "{advice}"
+    );
 }
 
 #[test]
@@ -883,11 +902,18 @@ fn repeat_compare() {
         "--compare",
         "hybrid,spin",
     ]);
-    let lines: Vec<&str> = table.lines().filter(|l| l.contains(" vs ")).collect();
+    let lines: Vec<&str> = table.lines().filter(|l| l.contains("/spin at ")).collect();
     assert_eq!(lines.len(), 2, "one line per wait: {table}");
-    assert!(lines.iter().all(|l| l.starts_with("hybrid vs spin at ")));
+    assert!(lines.iter().all(|l| l.starts_with("hybrid/spin at ")));
     // Six rounds reach 90%: no interval is marked short.
     assert!(!table.contains("rounds cannot make"));
+    assert_the_advice_does_not_contradict_itself(&table);
+    // One method best at both waits: the claims are made at each.
+    assert!(
+        table.contains(" At 100us, from 6 paired rounds "),
+        "{table}"
+    );
+    assert!(table.contains(" At 1ms, from 6 paired rounds "), "{table}");
     insta::assert_snapshot!("bench_repeat_compare", table);
 }
 
@@ -895,7 +921,7 @@ fn repeat_compare() {
 #[test]
 fn compare_with_one_round_says_there_is_no_interval() {
     let table = mock_bench(&["--methods", "hybrid,std", "--compare", "std,hybrid"]);
-    assert!(table.contains("std vs hybrid at 100us: p50 "), "{table}");
+    assert!(table.contains("std/hybrid at 100us: p50 "), "{table}");
     assert!(table.contains("(one round: no interval)"), "{table}");
 }
 
@@ -950,8 +976,18 @@ fn bad_repeat_arguments_are_clear_errors() {
             &["--methods", "hybrid,std", "--compare", "hybrid,spin"],
             "--compare names `spin`, which --methods does not measure",
         ),
-        (&["--repeat", "3", "--scale", "10"], "cannot be used with"),
-        (&["--repeat", "3", "--frontier"], "cannot be used with"),
+        (
+            &["--repeat", "3", "--scale", "10"],
+            "use `punctual scale N,... --repeat K`",
+        ),
+        (
+            &["--repeat", "5", "--frontier"],
+            "--repeat cannot be used with the deprecated --frontier, which always runs one round: use `punctual frontier --repeat K`",
+        ),
+        (
+            &["--threads", "4", "--repeat", "3"],
+            "use `punctual threads N --repeat K`",
+        ),
         // A confidence with nothing to be confident of is a mistake, not a setting.
         (&["--confidence", "90"], "--repeat <K>"),
     ];

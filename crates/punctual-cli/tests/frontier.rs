@@ -38,9 +38,20 @@ fn frontier_repeat() {
     );
     let fits = table
         .lines()
-        .filter(|l| l.contains("monotone fit over every round: "))
+        .filter(|l| l.contains(" the fixed margins' fit there ("))
         .count();
     assert_eq!(fits, 4, "hybrid and async-spin at both waits: {table}");
+    // The fit leads; the envelope of the pooled waits would be a second verdict.
+    assert!(!table.contains("x the frontier"), "{table}");
+    let rows = rows_with_intervals(&table);
+    assert_eq!(
+        rows.len(),
+        31,
+        "15 contenders at 100us, 16 at 1ms:\n{table}"
+    );
+    for line in rows {
+        assert!(line.chars().count() <= 100, "{line}");
+    }
     assert!(
         table.contains("rank correlation"),
         "the sweep_order sentence stays"
@@ -56,12 +67,38 @@ fn frontier_repeat() {
             "{fit}"
         );
         let ratio = &fit["p99_to_fit"];
-        assert!(ratio["low"].as_f64() <= ratio["value"].as_f64(), "{ratio}");
-        assert!(ratio["value"].as_f64() <= ratio["high"].as_f64(), "{ratio}");
+        let (low, value, high) = bounds(ratio);
+        assert!(low <= value && value <= high, "{ratio}");
     }
     for p in json["points"].as_array().unwrap() {
         assert_eq!(p["rounds"].as_array().unwrap().len(), 6);
+        let over = &p["over_rounds"];
+        assert_eq!(over["rounds"], 6, "{p}");
+        for figure in ["p50_ns", "p99_ns", "p999_ns", "cpu_ns_per_wait"] {
+            let (low, value, high) = bounds(&over[figure]);
+            assert!(low <= value && value <= high, "{figure}: {over}");
+        }
     }
+}
+
+/// The rows of a table of rounds: those with an interval in them, ending in the early
+/// wakes' count.
+fn rows_with_intervals(table: &str) -> Vec<&str> {
+    table
+        .lines()
+        .filter(|l| l.contains(" [") && l.ends_with(" 0") && !l.contains(": "))
+        .collect()
+}
+
+/// A bounded figure's `low`, `value` and `high`, each required: a missing bound fails
+/// here rather than compare as `None <= None`.
+fn bounds(figure: &serde_json::Value) -> (f64, f64, f64) {
+    let field = |name: &str| {
+        figure[name]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no number `{name}` in {figure}"))
+    };
+    (field("low"), field("value"), field("high"))
 }
 
 fn mock_threads(extra: &[&str]) -> String {
@@ -162,22 +199,33 @@ fn frontier_plot_shows_both_sweeps_and_the_adaptive_points() {
     }
 }
 
-/// `--repeat 3`: each method's lateness over the rounds with its intervals, under the
-/// table, short of 95% and footnoted so; the exports carry each round.
+/// `--repeat 3`: each method's p50, p99 and CPU per sleep over the rounds with their
+/// intervals in the table's cells, short of 95% and footnoted so; the exports carry each
+/// round, its CPU too.
 #[test]
 fn threads_repeat() {
     let table = mock_threads(&["--repeat", "3"]);
     assert!(table.contains("per method and round, 3 rounds"), "{table}");
-    assert_eq!(table.matches(" over 3 rounds: p50 ").count(), 3, "{table}");
+    let rows = rows_with_intervals(&table);
+    assert_eq!(rows.len(), 3, "a row per method:\n{table}");
+    for line in rows {
+        assert_eq!(line.matches("]*").count(), 3, "p50, p99 and CPU: {line}");
+        assert!(line.chars().count() <= 100, "{line}");
+    }
     assert!(table.contains("* 3 rounds cannot make an interval 95% sure"));
     insta::assert_snapshot!("threads_repeat_table", table);
     let json: serde_json::Value =
         serde_json::from_str(&mock_threads(&["--repeat", "3", "--export-json", "-"])).unwrap();
     for r in json["results"].as_array().unwrap() {
         assert_eq!(r["rounds"].as_array().unwrap().len(), 3, "{r}");
-        let p99 = &r["over_rounds"]["p99_ns"];
-        assert!(p99["low"].as_f64() <= p99["high"].as_f64(), "{p99}");
-        assert!(r["over_rounds"]["cpu_ns_per_wait"].is_null(), "{r}");
+        for figure in ["p99_ns", "cpu_ns_per_wait"] {
+            let (low, value, high) = bounds(&r["over_rounds"][figure]);
+            assert!(low <= value && value <= high, "{figure}: {r}");
+            assert!(value > 0.0, "{figure}: {r}");
+        }
+        for round in r["rounds"].as_array().unwrap() {
+            assert!(round["cpu_ns_per_wait"].as_u64().unwrap() > 0, "{round}");
+        }
     }
 }
 

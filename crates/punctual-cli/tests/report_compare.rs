@@ -11,6 +11,17 @@ use serde_json::Value;
 /// The comparison page of a mock run (`mock`, exported as A) and of B: A with `change` made
 /// to each of its rows (`results`, `points` or `scale`) and another kernel.
 fn compared(name: &str, mock: &[&str], rows: &str, change: impl Fn(&mut Value)) -> String {
+    compared_with(name, mock, rows, change, &[])
+}
+
+/// [`compared`], with `options` given to `punctual report`.
+fn compared_with(
+    name: &str,
+    mock: &[&str],
+    rows: &str,
+    change: impl Fn(&mut Value),
+    options: &[&str],
+) -> String {
     let dir = TempDir::new(name);
     in_dir(&dir.0, &[mock, &["--export-json", "a.json"]].concat());
     let mut b: Value = serde_json::from_str(&read(&dir.0, "a.json")).unwrap();
@@ -19,7 +30,11 @@ fn compared(name: &str, mock: &[&str], rows: &str, change: impl Fn(&mut Value)) 
     std::fs::write(dir.0.join("b.json"), serde_json::to_string(&b).unwrap()).unwrap();
     in_dir(
         &dir.0,
-        &["report", "a.json", "b.json", "-o", "compare.html"],
+        &[
+            &["report", "a.json", "b.json", "-o", "compare.html"][..],
+            options,
+        ]
+        .concat(),
     );
     read(&dir.0, "compare.html")
 }
@@ -152,9 +167,10 @@ fn runs_of_different_kinds_are_not_compared() {
 }
 
 /// Both runs with rounds: a figure is marked only where the permutation test of the rounds
-/// shows a difference. B's `std` p50 at 1 ms doubled in every round is worse (at 95%); its
-/// p99 doubled is not, since one of the mock's five rounds has a p99 four times the others'
-/// and the test cannot tell the runs apart; the figures B shares with A are not marked.
+/// shows a difference. B's `std` p50 at 1 ms doubled in every round is worse (at 95%: the
+/// runs' rounds do not overlap, p = 2/252); its p99 doubled is not, since one of the mock's
+/// five rounds has a p99 four times the others', above B's doubled ones, and the test cannot
+/// tell the runs apart; the figures B shares with A are not marked.
 #[test]
 fn runs_with_rounds_are_marked_by_a_permutation_test() {
     let mock = [&MOCK_BENCH[..], &["--repeat", "5"]].concat();
@@ -166,7 +182,174 @@ fn runs_with_rounds_are_marked_by_a_permutation_test() {
             }
         }
     });
-    assert_eq!(marked(&html), (vec!["2.0x, p = 0.0476 (worse)"], vec![]));
-    assert!(html.contains("<td>2.0x, p = 0.238 (no difference shown)</td>"));
+    assert_eq!(marked(&html), (vec!["2.0x, p = 0.00794 (worse)"], vec![]));
+    let no_difference: Vec<&str> = html
+        .split("<td>2.0x, p = ")
+        .skip(1)
+        .map(|c| &c[..c.find("</td>").unwrap()])
+        .collect();
+    assert_eq!(no_difference, ["0.103 (no difference shown)"]);
     assert!(html.contains("permutation test"));
+    assert!(html.contains("shows a difference at 95%"));
+    // The same runs at 80%: p = 0.103 is enough.
+    let html = compared_with(
+        "report-compare-rounds-80",
+        &mock,
+        "results",
+        |result| {
+            if result["wait_ns"] == 1_000_000 && result["method"] == "std" {
+                for round in result["rounds"].as_array_mut().unwrap() {
+                    scaled(round, "p50_ns", 2.0);
+                    scaled(round, "p99_ns", 2.0);
+                }
+            }
+        },
+        &["--confidence", "80"],
+    );
+    assert_eq!(
+        marked(&html),
+        (
+            vec!["2.0x, p = 0.00794 (worse)", "2.0x, p = 0.103 (worse)"],
+            vec![]
+        )
+    );
+    assert!(html.contains("shows a difference at 80%"));
+}
+
+/// Two threads runs of 5 rounds: B's hybrid with each round's p50 halved and its CPU per
+/// sleep doubled is marked better and worse by the permutation test of the rounds (which
+/// the page used to ignore for threads, judging by the pooled figures), and nothing else.
+#[test]
+fn threads_runs_with_rounds_are_marked_by_a_permutation_test() {
+    let mock = [
+        "threads",
+        "4",
+        "--mock-timer",
+        "--wait-range",
+        "100us..2ms",
+        "--duration",
+        "1s",
+        "--repeat",
+        "5",
+    ];
+    let html = compared(
+        "report-compare-threads-rounds",
+        &mock,
+        "results",
+        |result| {
+            if result["method"] == "hybrid" {
+                for round in result["rounds"].as_array_mut().unwrap() {
+                    scaled(round, "p50_ns", 0.5);
+                    scaled(round, "cpu_ns_per_wait", 2.0);
+                }
+            }
+        },
+    );
+    let (worse, better) = marked(&html);
+    assert_eq!(worse.len(), 1, "{worse:?}");
+    assert!(worse[0].starts_with("2.0x, p = ") && worse[0].ends_with("(worse)"));
+    assert_eq!(better.len(), 1, "{better:?}");
+    assert!(better[0].starts_with("0.50x, p = ") && better[0].ends_with("(better)"));
+}
+
+/// A threads export from before each round read the crews' CPU (rounds with 0 there): its
+/// lateness is still tested on the rounds, its CPU compared by the pooled figure.
+#[test]
+fn threads_rounds_without_cpu_compare_cpu_by_the_pooled_figure() {
+    let mock = [
+        "threads",
+        "4",
+        "--mock-timer",
+        "--wait-range",
+        "100us..2ms",
+        "--duration",
+        "1s",
+        "--repeat",
+        "5",
+    ];
+    let dir = TempDir::new("report-compare-threads-old");
+    in_dir(&dir.0, &[&mock[..], &["--export-json", "a.json"]].concat());
+    let mut a: Value = serde_json::from_str(&read(&dir.0, "a.json")).unwrap();
+    for result in a["results"].as_array_mut().unwrap() {
+        for round in result["rounds"].as_array_mut().unwrap() {
+            round["cpu_ns_per_wait"] = 0.into();
+        }
+        result["over_rounds"]["cpu_ns_per_wait"] = Value::Null;
+    }
+    let mut b = a.clone();
+    for result in b["results"].as_array_mut().unwrap() {
+        if result["method"] == "hybrid" {
+            let cores = result["thread_cores"].as_f64().unwrap();
+            result["thread_cores"] = (cores * 2.0).into();
+        }
+    }
+    for (name, export) in [("a.json", &a), ("b.json", &b)] {
+        std::fs::write(dir.0.join(name), serde_json::to_string(export).unwrap()).unwrap();
+    }
+    in_dir(
+        &dir.0,
+        &["report", "a.json", "b.json", "-o", "compare.html"],
+    );
+    let html = read(&dir.0, "compare.html");
+    assert_eq!(marked(&html), (vec!["2.00x worse"], vec![]));
+    assert!(
+        html.contains("(no difference shown)"),
+        "lateness on the rounds"
+    );
+}
+
+/// Two scale runs of 5 rounds (a round a process per method and N): B's tokio at 1000
+/// timers with each round's p99 and CPU per timer doubled is marked worse on both by the
+/// permutation test (the page used to judge a scale run by its pooled figures alone).
+#[test]
+fn scale_runs_with_rounds_are_marked_by_a_permutation_test() {
+    let mock = [
+        "scale",
+        "1,1000",
+        "--mock-timer",
+        "--samples",
+        "100",
+        "--repeat",
+        "5",
+    ];
+    let html = compared("report-compare-scale-rounds", &mock, "scale", |result| {
+        if result["timers"] == 1000 && result["method"] == "tokio" {
+            for round in result["repeats"].as_array_mut().unwrap() {
+                scaled(round, "p99_ns", 2.0);
+                scaled(round, "cpu_ns_per_timer", 2.0);
+            }
+        }
+    });
+    let (worse, better) = marked(&html);
+    assert_eq!(worse.len(), 2, "{worse:?}");
+    assert!(worse
+        .iter()
+        .all(|w| w.starts_with("2.0x, p = ") && w.ends_with("(worse)")));
+    assert!(better.is_empty(), "{better:?}");
+    assert!(
+        html.contains("(no difference shown)"),
+        "the figures B shares with A"
+    );
+}
+
+/// `--confidence` is for two exports: with one, the page's intervals are its run's.
+#[test]
+fn confidence_needs_two_exports() {
+    let dir = TempDir::new("report-confidence-one");
+    in_dir(
+        &dir.0,
+        &[&MOCK_BENCH[..], &["--export-json", "a.json"]].concat(),
+    );
+    let output = common::run(common::punctual().current_dir(&dir.0).args([
+        "report",
+        "a.json",
+        "-o",
+        "p.html",
+        "--confidence",
+        "90",
+    ]));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr)
+        .contains("--confidence is for comparing two exports"));
+    assert!(!dir.0.join("p.html").exists());
 }

@@ -1,6 +1,6 @@
 //! The page of a run of rounds draws each interval its export holds as an error bar, and a
 //! run of one round, which holds none, draws none: a wait table's p50, p99 and CPU per
-//! wait, a scale run's, and a frontier run's adaptive methods.
+//! wait, a scale run's, a threads run's, and a frontier run's adaptive methods.
 
 mod common;
 use common::pages::{in_dir, read, MOCK_BENCH};
@@ -101,6 +101,34 @@ fn a_frontiers_adaptive_methods_have_error_bars() {
             &bar[..40]
         );
     }
+    // Placed as the table places them: against the fit, not the pooled waits' envelope.
+    assert_eq!(
+        html.matches(" fit there (").count(),
+        4,
+        "two methods at two waits"
+    );
+    assert!(!html.contains("the frontier&#39;s p99 of"));
     let (html, _) = page_and_export(&frontier, "1");
     assert_eq!(error_bars(&html), 0);
+    assert!(html.contains("the frontier&#39;s p99 of") && !html.contains(" fit there ("));
+}
+
+/// A threads run's rows have all four bars: since each round reads the crews' CPU, CPU per
+/// sleep has its interval as the percentiles do.
+#[test]
+fn a_threads_runs_bounds_are_error_bars() {
+    let threads = [
+        "threads",
+        "4",
+        "--mock-timer",
+        "--wait-range",
+        "100us..2ms",
+        "--duration",
+        "1s",
+    ];
+    let (html, export) = page_and_export(&threads, "3");
+    let rows = export["results"].as_array().unwrap();
+    let expected: usize = rows.iter().map(|r| bars_of(r, "cpu_ns_per_wait")).sum();
+    assert_eq!(expected, 4 * rows.len(), "every row has all four");
+    assert_eq!(error_bars(&html), expected);
 }

@@ -106,13 +106,13 @@ fn every_row_keeps_its_rounds_and_bounds_its_figures() {
 fn rounds_pair_ours_with_tokio() {
     let table = fire("3", &["--confidence", "80"]);
     assert!(
-        table.contains("async vs tokio at 1000 timers: p50 "),
+        table.contains("async/tokio at 1000 timers: p50 "),
         "{table}"
     );
-    assert!(table.contains("async vs tokio at 1 timer: "), "{table}");
+    assert!(table.contains("async/tokio at 1 timer: "), "{table}");
     assert!(table.contains("[its 80% confidence interval]"), "{table}");
     let table = server(&[]);
-    assert!(table.contains("async-mt vs tokio-mt on the multi-thread runtime: p50 "));
+    assert!(table.contains("async-mt/tokio-mt on the multi-thread runtime: p50 "));
 }
 
 /// `--repeat 1` is a run as it always was: the same table and exports (but for the
@@ -132,7 +132,7 @@ fn one_round_is_a_run_without_rounds() {
     };
     let once = plain(&json);
     assert_eq!(without_command(&fire("1", &json)), without_command(&once));
-    assert!(!once.contains("repeats") && !once.contains(" vs tokio"));
+    assert!(!once.contains("repeats") && !once.contains("/tokio"));
 }
 
 #[test]

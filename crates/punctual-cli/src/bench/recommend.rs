@@ -12,9 +12,13 @@
 //! count as ties, broken by the median, then by the lower CPU cost.
 //!
 //! Over K rounds (`--repeat K`) the figures judged are the medians over the rounds, and the
-//! advice adds what the paired rounds show of the winner against the methods it was chosen
-//! from: "better" or "worse" only on a figure whose interval of the ratio excludes 1, "no
-//! difference shown" otherwise.
+//! advice adds, at each wait, what the paired rounds show of the winner against the methods
+//! it was chosen from: "better" or "worse" only on a figure whose interval of the ratio
+//! excludes 1, "no difference shown" otherwise. The headline then calls the winner closest
+//! to the deadline only if the rounds show it closer than every one of them at every wait
+//! (better on p50 or p99 and worse on neither); otherwise it says that the rule picked it,
+//! and the claims say against whom it is closer, where no difference is shown, and where a
+//! peer woke closer but tied by the rule's 20% or 100 ns (so the lower CPU decided).
 
 use std::time::Duration;
 
@@ -23,6 +27,7 @@ use super::MethodResult;
 use crate::intervals::bootstrap::Settings;
 use crate::intervals::figure::Figure;
 use crate::intervals::format::percent;
+use crate::intervals::paired::Verdict;
 use crate::units::{format_nanos, wait_label};
 
 /// The most CPU a recommended method may spend beyond the cheapest, as a share of the wait.
@@ -106,31 +111,105 @@ fn winner<'a>(
     }
 }
 
-/// What the paired rounds show of `best` against the others it was chosen from at `wait`:
-/// ` At 1ms, from 3 paired rounds at 95%: against `spin_sleep` p50 better, p99 no
-/// difference shown; ...`; empty for a run of one round.
+/// Where the paired rounds put the winner against one method it was chosen over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Standing {
+    /// Better on p50 or p99, worse on neither.
+    Closer,
+    /// Neither better nor worse on either.
+    NoDifference,
+    /// Worse on p50 or p99: a peer the rule's ties gave to the winner (or the rounds
+    /// disagree with the pooled figures the rule read).
+    Behind,
+}
+
+/// What the paired rounds show of `best` against the others it was chosen from at one
+/// wait: each peer's standing and the words for it (`p50 better, p99 no difference shown`;
+/// for a peer `best` is behind, its CPU too). Empty for a run of one round.
+fn standings(
+    best: &MethodResult,
+    peers: &[&MethodResult],
+    settings: &Settings,
+) -> Vec<(String, Standing, String)> {
+    if best.over_rounds.is_none() {
+        return Vec::new();
+    }
+    let mut shown = Vec::new();
+    for peer in peers.iter().filter(|peer| peer.method != best.method) {
+        let ratios = rounds::ratios(best, peer, settings);
+        let lateness: Vec<Verdict> = ratios
+            .iter()
+            .filter(|r| r.figure != Figure::Cpu)
+            .map(|r| r.verdict())
+            .collect();
+        if lateness.is_empty() {
+            continue;
+        }
+        let standing = if lateness.contains(&Verdict::Worse) {
+            Standing::Behind
+        } else if lateness.contains(&Verdict::Better) {
+            Standing::Closer
+        } else {
+            Standing::NoDifference
+        };
+        let figures: Vec<String> = ratios
+            .iter()
+            .filter(|r| r.figure != Figure::Cpu || standing == Standing::Behind)
+            .map(|r| format!("{} {}", r.figure.label(), r.verdict().text()))
+            .collect();
+        let mut words = figures.join(", ");
+        if standing == Standing::Behind && tied_with(best, peer) {
+            words.push_str(", a tie by the rule (within 20% or 100 ns)");
+        }
+        shown.push((format!("`{}`", peer.method), standing, words));
+    }
+    shown
+}
+
+/// Whether `peer` tied `best` on the tail and the median by the rule, so that the lower CPU
+/// decided between them.
+fn tied_with(best: &MethodResult, peer: &MethodResult) -> bool {
+    tied(tail(peer), tail(best)) && tied(median(peer), median(best))
+}
+
+/// Whether the paired rounds show `best` closer to the deadline than each peer at its wait.
+fn closest_shown(best: &MethodResult, peers: &[&MethodResult], settings: &Settings) -> bool {
+    standings(best, peers, settings)
+        .iter()
+        .all(|(_, standing, _)| *standing == Standing::Closer)
+}
+
+/// The claims at one wait: ` At 1ms, from 3 paired rounds (at 95%): closer to the deadline
+/// than `std` (p50 better, p99 better); no difference shown against `spin`; against
+/// `spin_sleep` p50 worse, p99 worse, CPU better, a tie by the rule (...).`; empty for a run
+/// of one round.
 fn claims(best: &MethodResult, peers: &[&MethodResult], settings: &Settings) -> String {
     let Some(over) = best.over_rounds else {
         return String::new();
     };
-    // Peers with the same verdicts are named together: `against `a`, `b` p50 better, ...`.
-    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-    for peer in peers.iter().filter(|peer| peer.method != best.method) {
-        let figures: Vec<String> = rounds::ratios(best, peer, settings)
-            .iter()
-            .filter(|ratio| ratio.figure != Figure::Cpu)
-            .map(|ratio| format!("{} {}", ratio.figure.label(), ratio.verdict().text()))
-            .collect();
-        let figures = figures.join(", ");
-        let name = format!("`{}`", peer.method);
-        match groups.iter_mut().find(|(shown, _)| *shown == figures) {
-            Some((_, names)) => names.push(name),
-            None => groups.push((figures, vec![name])),
+    let shown = standings(best, peers, settings);
+    // Peers with the same standing and words are named together.
+    let mut groups: Vec<(Standing, String, Vec<String>)> = Vec::new();
+    for (name, standing, words) in shown {
+        match groups
+            .iter_mut()
+            .find(|(s, w, _)| *s == standing && *w == words)
+        {
+            Some((_, _, names)) => names.push(name),
+            None => groups.push((standing, words, vec![name])),
         }
     }
+    groups.sort_by_key(|(standing, _, _)| *standing as u8);
     let against: Vec<String> = groups
         .iter()
-        .map(|(figures, names)| format!("against {} {figures}", names.join(", ")))
+        .map(|(standing, words, names)| {
+            let names = names.join(", ");
+            match standing {
+                Standing::Closer => format!("closer to the deadline than {names} ({words})"),
+                Standing::NoDifference => format!("no difference shown against {names}"),
+                Standing::Behind => format!("against {names} {words}"),
+            }
+        })
         .collect();
     if against.is_empty() {
         return String::new();
@@ -181,7 +260,23 @@ pub fn recommend(results: &[MethodResult], settings: &Settings) -> Option<String
         })
         .collect();
     let first = winners.first()?;
-    let rule = "closest to the deadline among the methods that never woke early and spent at most a quarter of a core more than the cheapest";
+    // With rounds, "closest" only where the paired rounds show it against every peer at
+    // every wait; otherwise the rule is said for what it is, and the claims say the rest.
+    let shown = winners
+        .iter()
+        .zip(&peers)
+        .all(|((_, best, _), peers)| closest_shown(best, peers, settings));
+    let rule = if shown {
+        "closest to the deadline among the methods that never woke early and spent at most a quarter of a core more than the cheapest"
+    } else {
+        "the rule's pick among the methods that never woke early and spent at most a quarter of a core more than the cheapest: least lateness over the rounds, ties within 20% or 100 ns going to the median, then the CPU; closer to the deadline only where the paired rounds that follow say so"
+    };
+    // Each wait's claims, whoever won there.
+    let claimed: String = winners
+        .iter()
+        .zip(&peers)
+        .map(|((_, best, _), peers)| claims(best, peers, settings))
+        .collect();
     if winners.iter().all(|(_, r, _)| r.method == first.1.method) {
         let (wait, best, within) = *winners
             .iter()
@@ -202,15 +297,13 @@ pub fn recommend(results: &[MethodResult], settings: &Settings) -> Option<String
             " (none stayed within a quarter of a core of the cheapest)"
         };
         let percentile = if judged_on_p99(best) { "p99" } else { "p90" };
-        let shown = winners.iter().position(|(w, _, _)| *w == wait).unwrap_or(0);
         return Some(format!(
-            "use `{}` here ({rule}){caveat}: at {} it woke {} late at the median and {} at {percentile}, for {}{versus}.{}",
+            "use `{}` here ({rule}){caveat}: at {} it woke {} late at the median and {} at {percentile}, for {}{versus}.{claimed}",
             best.method,
             wait_label(Duration::from_nanos(wait)),
             format_nanos(median(best) as f64),
             format_nanos(tail(best) as f64),
             cost(best),
-            claims(best, &peers[shown], settings),
         ));
     }
     let parts: Vec<String> = winners
@@ -227,11 +320,6 @@ pub fn recommend(results: &[MethodResult], settings: &Settings) -> Option<String
                 wait_label(Duration::from_nanos(*wait))
             )
         })
-        .collect();
-    let claimed: String = winners
-        .iter()
-        .zip(&peers)
-        .map(|((_, best, _), peers)| claims(best, peers, settings))
         .collect();
     Some(format!("use {} ({rule}).{claimed}", parts.join(", ")))
 }
@@ -362,10 +450,13 @@ mod tests {
             ),
         ];
         let advice = recommend(&results, &Settings::default()).unwrap();
-        assert!(advice.starts_with("use `a` here"), "{advice}");
+        assert!(
+            advice.starts_with("use `a` here (closest to the deadline among"),
+            "{advice}"
+        );
         assert!(
             advice.ends_with(
-                "At 1ms, from 6 paired rounds (at 95%): against `b` p50 better, p99 no difference shown."
+                "At 1ms, from 6 paired rounds (at 95%): closer to the deadline than `b` (p50 better, p99 no difference shown)."
             ),
             "{advice}"
         );
@@ -378,6 +469,100 @@ mod tests {
             advice.contains("from 3 paired rounds (intervals at most 75% sure, short of 95%)"),
             "{advice}"
         );
+    }
+
+    /// `r` at `wait_ns` instead.
+    fn at(mut r: MethodResult, wait_ns: u64) -> MethodResult {
+        r.wait_ns = wait_ns;
+        r
+    }
+
+    /// The snapshot's case: `b` woke closer in every round, by less than the rule's 100 ns,
+    /// and `a` is cheaper, so the rule picks `a`. The headline must not call it closest.
+    #[test]
+    fn a_pick_by_the_rules_tie_is_not_called_closest() {
+        let spread = [1.0, 1.02, 0.98, 1.01, 0.99, 1.03];
+        let results = [
+            with_rounds(result("a", 3000, 180, 200, 210, 0.01, 0), 6, &spread),
+            with_rounds(result("b", 3000, 90, 120, 130, 0.05, 0), 6, &spread),
+            with_rounds(
+                result("slow", 3000, 80_000, 90_000, 95_000, 0.01, 0),
+                6,
+                &spread,
+            ),
+        ];
+        let advice = recommend(&results, &Settings::default()).unwrap();
+        assert!(
+            advice.starts_with("use `a` here (the rule's pick"),
+            "{advice}"
+        );
+        assert!(!advice.contains("closest"), "{advice}");
+        assert!(
+            advice.ends_with(
+                "closer to the deadline than `slow` (p50 better, p99 better); against `b` p50 worse, p99 worse, CPU better, a tie by the rule (within 20% or 100 ns)."
+            ),
+            "{advice}"
+        );
+    }
+
+    /// Nothing shown either way is said so, and keeps "closest" out of the headline.
+    #[test]
+    fn no_difference_shown_is_not_closest() {
+        let results = [
+            with_rounds(
+                result("a", 3000, 100, 150, 200, 0.01, 0),
+                6,
+                &[1.0, 1.3, 0.8, 1.1, 0.9, 1.2],
+            ),
+            with_rounds(
+                result("b", 3000, 100, 150, 200, 0.02, 0),
+                6,
+                &[1.2, 0.9, 1.1, 0.8, 1.3, 1.0],
+            ),
+        ];
+        let advice = recommend(&results, &Settings::default()).unwrap();
+        assert!(
+            advice.starts_with("use `a` here (the rule's pick"),
+            "{advice}"
+        );
+        assert!(
+            advice.ends_with("(at 95%): no difference shown against `b`."),
+            "{advice}"
+        );
+    }
+
+    /// One method best at every wait: the claims are made at each wait, not only at 1 ms.
+    #[test]
+    fn one_winner_everywhere_has_claims_at_each_wait() {
+        let spread = [1.0, 1.3, 0.8, 1.1, 0.9, 1.2];
+        let results: Vec<MethodResult> = [100_000, 1_000_000, 10_000_000]
+            .into_iter()
+            .flat_map(|wait| {
+                [
+                    at(
+                        with_rounds(result("a", 3000, 100, 150, 200, 0.01, 0), 6, &spread),
+                        wait,
+                    ),
+                    at(
+                        with_rounds(result("b", 3000, 900, 950, 2000, 0.01, 0), 6, &spread),
+                        wait,
+                    ),
+                ]
+            })
+            .collect();
+        let advice = recommend(&results, &Settings::default()).unwrap();
+        assert!(
+            advice.starts_with("use `a` here (closest to the deadline among"),
+            "{advice}"
+        );
+        for wait in ["100us", "1ms", "10ms"] {
+            assert!(
+                advice.contains(&format!(
+                    "At {wait}, from 6 paired rounds (at 95%): closer to the deadline than `b` (p50 better, p99 better)."
+                )),
+                "{wait}: {advice}"
+            );
+        }
     }
 
     #[test]

@@ -1,10 +1,13 @@
 //! The intervals as a table cell and a sentence: `158 µs [131–190]`, `1.06x [0.81–1.39]`,
 //! and the lines that compare two methods, place one on the frontier or compare two runs.
 //!
-//! A cell gives the bounds in the figure's unit, three significant figures each, so that a
-//! cell stays within [`CELL_WIDTH`] characters and four figures and a method's name fit a
-//! 100-column table. An interval that its rounds cannot make as sure as asked is marked `*`,
-//! and [`reach_note`] is the footnote that says why.
+//! A cell gives the bounds in the figure's unit, three significant figures each, where they
+//! read as plain numbers there (`158 µs [131–190]`); a bound a thousand units or more from
+//! the figure's, or under a hundredth of one, would be a run of digits (`238975`) or of
+//! zeros, so then both bounds carry their own units (`199 ns [199 ns–239 µs]`). A cell stays
+//! within [`CELL_WIDTH`] characters, and four figures and a method's name fit a 100-column
+//! table. An interval that its rounds cannot make as sure as asked is marked `*`, and
+//! [`reach_note`] is the footnote that says why.
 
 use super::bootstrap::{rounds_for, Interval};
 use super::figure::Estimate;
@@ -14,16 +17,18 @@ use super::permutation::Comparison;
 use crate::units::format_nanos;
 
 /// The widest cell [`nanos`] writes for figures and bounds from 1 ns to an hour, the bounds
-/// within a hundredth and a thousand times the figure (most cells are 16 or 17 characters).
+/// within a hundredth and a thousand times the figure: `1.23 µs [1.11 µs–1.23 ms]*`. Most
+/// cells are 16 or 17 characters; only bounds in units of their own are wider than 21.
 // The table sizes its columns by their widest cell; the tests hold every cell to this.
 #[cfg_attr(not(test), allow(dead_code))]
-pub const CELL_WIDTH: usize = 21;
+pub const CELL_WIDTH: usize = 26;
 
 /// The mark of an interval short of its confidence.
 pub const SHORT: &str = "*";
 
 /// A figure in nanoseconds with its interval: `158 µs [131–190]`, `158 µs [131–190]*` where
-/// the rounds cannot reach the confidence, `158 µs` for one round.
+/// the rounds cannot reach the confidence, `199 ns [199 ns–239 µs]` where a bound is far
+/// from the figure's unit (see the module docs), `158 µs` for one round.
 pub fn nanos(estimate: &Estimate) -> String {
     let centre = format_nanos(estimate.value);
     let Some(interval) = estimate.interval else {
@@ -35,6 +40,12 @@ pub fn nanos(estimate: &Estimate) -> String {
         Some("s") => 1e9,
         _ => 1.0,
     };
+    // Nanoseconds are whole, so a bound under one of them is 0 and reads as such.
+    let least = if scale == 1.0 { 0.0 } else { 0.01 };
+    let plain = |ns: f64| {
+        let value = (ns / scale).abs();
+        value == 0.0 || (least..999.5).contains(&value)
+    };
     let bound = |ns: f64| {
         match ns / scale {
             _ if scale == 1.0 => format!("{ns:.0}"),
@@ -43,12 +54,12 @@ pub fn nanos(estimate: &Estimate) -> String {
             value => significant(value),
         }
     };
-    format!(
-        "{centre} [{}–{}]{}",
-        bound(interval.low),
-        bound(interval.high),
-        mark(&interval)
-    )
+    let (low, high) = if plain(interval.low) && plain(interval.high) {
+        (bound(interval.low), bound(interval.high))
+    } else {
+        (format_nanos(interval.low), format_nanos(interval.high))
+    };
+    format!("{centre} [{low}–{high}]{}", mark(&interval))
 }
 
 /// A byte count with its interval: `120 B [118–124]`, `120 B` for one round.
@@ -81,27 +92,28 @@ pub fn figure_ratio(r: &Ratio) -> String {
     text
 }
 
-/// `hybrid vs spin_sleep at 1 ms: p50 0.46x [0.41–0.52], p99 1.06x [0.81–1.39] (no
+/// `hybrid/spin_sleep at 1 ms: p50 0.46x [0.41–0.52], p99 1.06x [0.81–1.39] (no
 /// difference shown), CPU 2.4x [2.2–2.6]`: each ratio is `first`'s figure over
-/// `second`'s, from their paired rounds.
+/// `second`'s, from their paired rounds, and the line opens with that quotient so that
+/// which way it goes cannot be misread.
 pub fn comparison(first: &str, second: &str, at: &str, ratios: &[Ratio]) -> String {
     let figures: Vec<String> = ratios.iter().map(figure_ratio).collect();
-    format!("{first} vs {second} at {at}: {}", figures.join(", "))
+    format!("{first}/{second} at {at}: {}", figures.join(", "))
 }
 
-/// `hybrid at 1 ms: p99 158 µs [131–190] at 2.10 µs [2.05–2.16] of CPU, frontier there
-/// 149 µs [120–170]: 1.06x [0.81–1.39], cannot tell at this noise`.
+/// `hybrid at 1 ms: p99 158 µs [131–190] at 2.10 µs [2.05–2.16] of CPU, 1.06x [0.81–1.39]
+/// the fixed margins' fit there (149 µs [120–170]): cannot tell at this noise`.
 pub fn placement(method: &str, at: &str, p: &Placement, tolerance: f64) -> String {
     let side = match p.side {
         Side::On => format!("on the frontier (within {:.0}%)", tolerance * 100.0),
         other => other.text().to_string(),
     };
     format!(
-        "{method} at {at}: p99 {} at {} of CPU, frontier there {}: {}, {side}",
+        "{method} at {at}: p99 {} at {} of CPU, {} the fixed margins' fit there ({}): {side}",
         nanos(&p.p99),
         nanos(&p.cpu),
-        nanos(&p.frontier_p99),
         ratio(&p.p99_to_frontier),
+        nanos(&p.frontier_p99),
     )
 }
 
@@ -234,11 +246,27 @@ mod tests {
         assert_eq!(nanos(&e), "9.87 µs [8.10–12.3]");
         let e = estimate(1_000_000.0, Some((999_000.0, 1_200_000.0)), Some(0.9375));
         assert_eq!(nanos(&e), "1.00 ms [0.999–1.20]*");
-        let e = estimate(62.0, Some((55.4, 1_500.0)), None);
-        assert_eq!(nanos(&e), "62 ns [55–1500]");
+        let e = estimate(62.0, Some((55.4, 999.0)), None);
+        assert_eq!(nanos(&e), "62 ns [55–999]");
         let e = estimate(1_000.0, Some((10.4, 1_000.0)), None);
         assert_eq!(nanos(&e), "1.00 µs [0.010–1.00]");
         assert_eq!(nanos(&estimate(158_000.0, None, None)), "158 µs");
+    }
+
+    /// A bound a thousand units or more from the figure's, or under a hundredth of one,
+    /// gives both bounds their units, never a run of digits.
+    #[test]
+    fn far_bounds_carry_their_units() {
+        let e = estimate(199.0, Some((199.0, 238_975.0)), None);
+        assert_eq!(nanos(&e), "199 ns [199 ns–239 µs]");
+        let e = estimate(62.0, Some((55.4, 1_500.0)), None);
+        assert_eq!(nanos(&e), "62 ns [55 ns–1.50 µs]");
+        let e = estimate(5_020.0, Some((4_880.0, 244_000_000.0)), Some(0.9375));
+        assert_eq!(nanos(&e), "5.02 µs [4.88 µs–244 ms]*");
+        let e = estimate(1_000_000.0, Some((5_000.0, 1_200_000.0)), None);
+        assert_eq!(nanos(&e), "1.00 ms [5.00 µs–1.20 ms]");
+        let e = estimate(3_000.0, Some((0.0, 3_100.0)), None);
+        assert_eq!(nanos(&e), "3.00 µs [0–3.10]");
     }
 
     #[test]
@@ -272,7 +300,7 @@ mod tests {
         ];
         assert_eq!(
             comparison("hybrid", "spin_sleep", "1 ms", &ratios),
-            "hybrid vs spin_sleep at 1 ms: p50 0.46x [0.41–0.52], p99 1.06x [0.81–1.39] \
+            "hybrid/spin_sleep at 1 ms: p50 0.46x [0.41–0.52], p99 1.06x [0.81–1.39] \
              (no difference shown), CPU 2.4x [2.2–2.6]"
         );
         let one = Ratio {

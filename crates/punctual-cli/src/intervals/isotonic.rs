@@ -1,11 +1,11 @@
 //! The fixed-margin frontier as a monotone fit: p99 that never rises with CPU, fitted by
-//! pool-adjacent-violators to every fixed margin's every round.
+//! pool-adjacent-violators to the fixed margins' points (each margin at its median p99 over
+//! the rounds and its CPU: see `frontier.rs`).
 //!
 //! A bigger margin spins longer, so it costs more CPU and should not have a worse tail; on a
-//! noisy machine single rounds say otherwise. The fit is the non-increasing curve closest
+//! noisy machine single margins say otherwise. The fit is the non-increasing curve closest
 //! (weighted least squares) to all the points, in the logarithm of p99: a slow spell
-//! multiplies a round's p99, so its effect is the same size on a 20 µs tail as on a 2 ms
-//! one, and a mean of logarithms is not dragged by one round's stall as a mean of values is.
+//! multiplies a p99, so its effect is the same size on a 20 µs tail as on a 2 ms one.
 //! Points at one CPU are pooled first (the fit is a function of CPU); between fitted points
 //! the p99 is interpolated geometrically, a straight line on the plot's log axis, as
 //! `bench/frontier/placement.rs` does.

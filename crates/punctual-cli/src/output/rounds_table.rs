@@ -1,5 +1,6 @@
 //! The wait table's block for a run of rounds (`--repeat K`): each figure the median over
-//! the rounds with its interval, `158 µs [131–190]`.
+//! the rounds with its interval, `158 µs [131–190]`; and the block layout the other modes'
+//! tables of rounds share ([`block`]).
 //!
 //! Three figures with intervals, a method's name, its samples and early wakes fit 100
 //! columns; the rest (min, mean, p90, p99.9 with its interval, max, the CPU share, each
@@ -7,6 +8,7 @@
 
 use std::fmt::Write;
 
+use crate::bench::rounds::OverRounds;
 use crate::bench::MethodResult;
 use crate::intervals::bootstrap::Interval;
 use crate::intervals::figure::Figure;
@@ -33,20 +35,59 @@ fn cell(r: &MethodResult, figure: Figure) -> String {
     if r.summary.lateness.samples == 0 {
         return "-".to_string();
     }
-    match r
-        .over_rounds
-        .and_then(|o| o.get(figure).map(|b| (o.rounds, *b)))
-    {
+    let l = &r.summary.lateness;
+    let pooled = match figure {
+        Figure::P50 => l.p50_ns,
+        Figure::P99 => l.p99_ns,
+        Figure::P999 => l.p999_ns,
+        Figure::Cpu => r.summary.cpu_ns_per_wait,
+    };
+    figure_cell(r.over_rounds.as_ref(), figure, pooled)
+}
+
+/// `figure`'s cell, in nanoseconds: over the rounds with its interval, or `pooled` (every
+/// round's waits together) where the rounds gave none (one round, an interval that could not
+/// be computed).
+pub fn figure_cell(over: Option<&OverRounds>, figure: Figure, pooled: u64) -> String {
+    match over.and_then(|o| o.get(figure).map(|b| (o.rounds, *b))) {
         Some((rounds, bounded)) => format::nanos(&bounded.estimate(rounds)),
-        None => {
-            let l = &r.summary.lateness;
-            format_nanos(match figure {
-                Figure::P50 => l.p50_ns,
-                Figure::P99 => l.p99_ns,
-                Figure::P999 => l.p999_ns,
-                Figure::Cpu => r.summary.cpu_ns_per_wait,
-            } as f64)
+        None => format_nanos(pooled as f64),
+    }
+}
+
+/// One row of a [`columns`] block: its leading cells, already laid out, and its figures' cells.
+#[derive(Debug)]
+pub struct Row {
+    pub lead: String,
+    pub cells: Vec<String>,
+}
+
+/// A block whose columns are each as wide as its widest cell: `lead` is the header of the
+/// leading cells, `labels` those of the figures and any trailing cells, in the rows' order.
+pub fn columns(out: &mut String, lead: &str, labels: &[&str], rows: &[Row]) {
+    let widths: Vec<usize> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, label)| {
+            rows.iter()
+                .filter_map(|row| row.cells.get(i))
+                .map(|cell| cell.chars().count())
+                .chain([label.chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let _ = write!(out, "{lead}");
+    for (label, w) in labels.iter().zip(&widths) {
+        let _ = write!(out, " {label:>w$}");
+    }
+    out.push('\n');
+    for row in rows {
+        let _ = write!(out, "{}", row.lead);
+        for (value, w) in row.cells.iter().zip(&widths) {
+            let _ = write!(out, " {value:>w$}");
         }
+        out.push('\n');
     }
 }
 
@@ -86,22 +127,35 @@ pub fn block(out: &mut String, rows: &[&MethodResult], names: &[String], width: 
 /// The shortest of the intervals in `results` that their rounds cannot make as sure as
 /// asked, with its rounds, for the table's footnote.
 pub fn short_interval(results: &[MethodResult]) -> Option<(usize, Interval)> {
-    results
-        .iter()
-        .filter_map(|r| r.over_rounds)
-        .flat_map(|o| {
-            FIGURES
-                .iter()
-                .filter_map(move |&(figure, _)| o.get(figure).map(|b| (o.rounds, b.interval())))
-        })
-        .filter(|(_, i)| i.reach.is_some())
-        .min_by_key(|(rounds, _)| *rounds)
+    short_of(results.iter().filter_map(|r| r.over_rounds))
+}
+
+/// The shortest of the block's intervals (p50, p99, CPU) in `over` that their rounds cannot
+/// make as sure as asked, with its rounds.
+pub fn short_of(over: impl Iterator<Item = OverRounds>) -> Option<(usize, Interval)> {
+    over.flat_map(|o| {
+        FIGURES
+            .iter()
+            .filter_map(move |&(figure, _)| o.get(figure).map(|b| (o.rounds, b.interval())))
+    })
+    .filter(|(_, i)| i.reach.is_some())
+    .min_by_key(|(rounds, _)| *rounds)
 }
 
 /// What the block's figures are, said under the table, at the run's `confidence`.
 pub fn legend(confidence: f64) -> String {
+    legend_of(
+        confidence,
+        "waits",
+        "samples and early count every round's waits; the exports have the rest",
+    )
+}
+
+/// [`legend`] for a table whose CPU is per `unit` (`waits`, `sleeps`) and whose other
+/// figures are as `rest` says.
+pub fn legend_of(confidence: f64, unit: &str, rest: &str) -> String {
     format!(
-        "With rounds, p50 and p99 are the median over the rounds, cpu/wait the mean over all their waits, each with [its {} confidence interval] from a bootstrap of whole rounds; samples and early count every round's waits; the exports have the rest.",
+        "With rounds, p50 and p99 are the median over the rounds, cpu/wait the mean over all their {unit}, each with [its {} confidence interval] from a bootstrap of whole rounds; {rest}.",
         format::percent(confidence)
     )
 }

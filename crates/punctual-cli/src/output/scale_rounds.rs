@@ -4,6 +4,8 @@
 
 use std::fmt::Write;
 
+pub use super::rounds_table::{columns as block, Row};
+
 use crate::bench::scale::repeats::{ScaleFigure, ScaleOverRounds};
 use crate::intervals::bootstrap::Interval;
 use crate::intervals::format;
@@ -15,13 +17,6 @@ pub const LATENESS: [(ScaleFigure, &str); 3] = [
     (ScaleFigure::P999, "p99.9"),
 ];
 
-/// One row: its leading cells, already laid out, and its figures' cells.
-#[derive(Debug)]
-pub struct Row {
-    pub lead: String,
-    pub cells: Vec<String>,
-}
-
 /// `figure`'s cell: over the rounds with its interval, or `pooled` where the rounds gave
 /// none (one round, or a figure the method has not).
 pub fn cell(over: Option<&ScaleOverRounds>, figure: ScaleFigure, pooled: String) -> String {
@@ -32,35 +27,6 @@ pub fn cell(over: Option<&ScaleOverRounds>, figure: ScaleFigure, pooled: String)
     match figure {
         ScaleFigure::Rss | ScaleFigure::TimerBytes => format::bytes(&estimate),
         _ => format::nanos(&estimate),
-    }
-}
-
-/// A block: `lead` is the header of the leading cells, `labels` those of the figures and
-/// any trailing cells, in the rows' order.
-pub fn block(out: &mut String, lead: &str, labels: &[&str], rows: &[Row]) {
-    let widths: Vec<usize> = labels
-        .iter()
-        .enumerate()
-        .map(|(i, label)| {
-            rows.iter()
-                .filter_map(|row| row.cells.get(i))
-                .map(|cell| cell.chars().count())
-                .chain([label.chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let _ = write!(out, "{lead}");
-    for (label, w) in labels.iter().zip(&widths) {
-        let _ = write!(out, " {label:>w$}");
-    }
-    out.push('\n');
-    for row in rows {
-        let _ = write!(out, "{}", row.lead);
-        for (value, w) in row.cells.iter().zip(&widths) {
-            let _ = write!(out, " {value:>w$}");
-        }
-        out.push('\n');
     }
 }
 

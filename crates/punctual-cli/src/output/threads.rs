@@ -1,8 +1,10 @@
-//! The threads run's table: one row per method.
+//! The threads run's table: one row per method; with rounds (`--repeat K`), two blocks, the
+//! figures over the rounds with their intervals and then those over every round together.
 
 use std::fmt::Write;
 use std::time::Duration;
 
+use super::rounds_table::{self, figure_cell, Row};
 use super::table::header;
 use crate::bench::threads::{ThreadsReport, ThreadsResult};
 use crate::intervals::figure::Figure;
@@ -35,22 +37,31 @@ fn share(part: Option<u64>, of: u64) -> String {
     }
 }
 
-fn row(out: &mut String, r: &ThreadsResult) {
-    let l = &r.lateness;
-    let name = if r.ours {
+fn name(r: &ThreadsResult) -> String {
+    if r.ours {
         format!("{} *", r.method)
     } else {
         r.method.clone()
-    };
+    }
+}
+
+/// Sleeps completed a second of the crew's wall time.
+fn rate(r: &ThreadsResult) -> String {
+    format!(
+        "{:.0}",
+        r.lateness.samples as f64 / (r.wall_ns as f64 / 1e9).max(1e-9)
+    )
+}
+
+fn row(out: &mut String, r: &ThreadsResult) {
+    let l = &r.lateness;
+    let name = name(r);
     let f = |ns: u64| format_nanos(ns as f64);
     let _ = writeln!(
         out,
         "  {name:<12} {:>9} {:>9} {:>6} {:>6} {:>9} {:>9} {:>9} {:>9} {:>6} {:>16} {:>16}",
         l.samples,
-        format!(
-            "{:.0}",
-            l.samples as f64 / (r.wall_ns as f64 / 1e9).max(1e-9)
-        ),
+        rate(r),
         format!("{:.2}", r.cores),
         format!("{:.2}", r.thread_cores),
         f(l.p50_ns),
@@ -67,65 +78,121 @@ pub fn render(report: &ThreadsReport) -> String {
     let mut out = String::from("punctual threads: many sleepers at once, on this machine\n");
     out.push_str(&header(&report.environment));
     let _ = writeln!(out, "  {:<16} {}", "run", describe_run(report));
-    let _ = writeln!(
-        out,
-        "\n  {:<12} {:>9} {:>9} {:>6} {:>6} {:>9} {:>9} {:>9} {:>9} {:>6} {:>16} {:>16}",
-        "method",
-        "sleeps",
-        "sleeps/s",
-        "cores",
-        "own",
-        "p50",
-        "p90",
-        "p99",
-        "max",
-        "early",
-        "capped",
-        "native-only"
-    );
-    report.results.iter().for_each(|r| row(&mut out, r));
-    over_rounds(&mut out, report);
+    if report.results.iter().any(|r| r.over_rounds.is_some()) {
+        rounds_blocks(&mut out, report);
+    } else {
+        let _ = writeln!(
+            out,
+            "\n  {:<12} {:>9} {:>9} {:>6} {:>6} {:>9} {:>9} {:>9} {:>9} {:>6} {:>16} {:>16}",
+            "method",
+            "sleeps",
+            "sleeps/s",
+            "cores",
+            "own",
+            "p50",
+            "p90",
+            "p99",
+            "max",
+            "early",
+            "capped",
+            "native-only"
+        );
+        report.results.iter().for_each(|r| row(&mut out, r));
+    }
     out.push_str(FOOTNOTE);
+    if let Some(confidence) = report
+        .results
+        .iter()
+        .find_map(|r| r.over_rounds?.p99_ns.map(|b| b.confidence))
+    {
+        let _ = writeln!(
+            out,
+            "  {}",
+            rounds_table::legend_of(
+                confidence,
+                "sleeps (the crew's own CPU, as own counts it)",
+                "sleeps and early count every round's, and the second block is over every round together; the JSON export has p99.9 with its interval, and each round"
+            )
+        );
+    }
+    if let Some((rounds, interval)) =
+        rounds_table::short_of(report.results.iter().filter_map(|r| r.over_rounds))
+    {
+        if let Some(note) = format::reach_note(rounds, &interval) {
+            let _ = writeln!(out, "  {note}.");
+        }
+    }
     for note in &report.notes {
         let _ = writeln!(out, "  note: {note}");
     }
     out
 }
 
-/// With rounds, each method's lateness over them, with its intervals, under the table.
-fn over_rounds(out: &mut String, report: &ThreadsReport) {
-    let mut short = None;
-    for r in &report.results {
-        let Some(over) = r.over_rounds else {
-            continue;
-        };
-        let figures: Vec<String> = [
-            (Figure::P50, over.p50_ns),
-            (Figure::P99, over.p99_ns),
-            (Figure::P999, over.p999_ns),
-        ]
-        .into_iter()
-        .filter_map(|(figure, bounded)| {
-            let b = bounded?;
-            short = short.or(b.reach.map(|_| (over.rounds, b.interval())));
-            Some(format!(
-                "{} {}",
-                figure.label(),
-                format::nanos(&b.estimate(over.rounds))
-            ))
+/// With rounds: the figures over the rounds with their intervals (p50, p99 and the crew's
+/// CPU per sleep), then what has no figure per round (rates, cores, the worst wake, the
+/// spin counts) over every round together. One table of both would not fit 100 columns.
+fn rounds_blocks(out: &mut String, report: &ThreadsReport) {
+    let names: Vec<String> = report.results.iter().map(name).collect();
+    let width = names
+        .iter()
+        .map(|n| n.chars().count())
+        .chain([12])
+        .max()
+        .unwrap_or(0);
+    let lead = |name: &str| format!("  {name:<width$}");
+    let over: Vec<Row> = report
+        .results
+        .iter()
+        .zip(&names)
+        .map(|(r, name)| {
+            let l = &r.lateness;
+            let o = r.over_rounds.as_ref();
+            let own_cpu = (r.thread_cores * r.wall_ns as f64 / l.samples.max(1) as f64) as u64;
+            Row {
+                lead: lead(name),
+                cells: vec![
+                    l.samples.to_string(),
+                    figure_cell(o, Figure::P50, l.p50_ns),
+                    figure_cell(o, Figure::P99, l.p99_ns),
+                    figure_cell(o, Figure::Cpu, own_cpu),
+                    l.early.to_string(),
+                ],
+            }
         })
         .collect();
-        let _ = writeln!(
-            out,
-            "  {} over {} rounds: {}",
-            r.method,
-            over.rounds,
-            figures.join(", ")
-        );
-    }
-    if let Some(note) = short.and_then(|(rounds, i)| format::reach_note(rounds, &i)) {
-        let _ = writeln!(out, "  {note}.");
-    }
+    out.push('\n');
+    rounds_table::columns(
+        out,
+        &lead("method"),
+        &["sleeps", "p50", "p99", "cpu/wait", "early"],
+        &over,
+    );
+    let together: Vec<Row> = report
+        .results
+        .iter()
+        .zip(&names)
+        .map(|(r, name)| {
+            let l = &r.lateness;
+            Row {
+                lead: lead(name),
+                cells: vec![
+                    rate(r),
+                    format!("{:.2}", r.cores),
+                    format!("{:.2}", r.thread_cores),
+                    format_nanos(l.max_ns as f64),
+                    share(r.capped, l.samples),
+                    share(r.native_only, l.samples),
+                ],
+            }
+        })
+        .collect();
+    out.push('\n');
+    rounds_table::columns(
+        out,
+        &lead("method"),
+        &["sleeps/s", "cores", "own", "max", "capped", "native-only"],
+        &together,
+    );
 }
 
 const FOOTNOTE: &str = "

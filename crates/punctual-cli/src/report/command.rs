@@ -8,10 +8,20 @@ use anyhow::Context;
 use super::model::Export;
 use super::{compare, page};
 use crate::cli::ReportArgs;
+use crate::intervals::bootstrap::{Settings, DEFAULT_CONFIDENCE};
 use crate::output::file::OutputFile;
+use crate::usage;
 
 pub fn command(args: &ReportArgs) -> anyhow::Result<()> {
     let output = OutputFile::check(&args.output, "the report to ")?;
+    let settings = match (args.confidence, args.exports.len()) {
+        (Some(_), 1) => usage::error(
+            clap::error::ErrorKind::ArgumentConflict,
+            "--confidence is for comparing two exports: one export's page shows the intervals its run computed".to_string(),
+        ),
+        (confidence, _) => Settings::new(confidence.unwrap_or(DEFAULT_CONFIDENCE))
+            .unwrap_or_else(|message| usage::error(clap::error::ErrorKind::ValueValidation, message)),
+    };
     let exports = args
         .exports
         .iter()
@@ -19,7 +29,12 @@ pub fn command(args: &ReportArgs) -> anyhow::Result<()> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     let html = match exports.as_slice() {
         [one] => page::render(one)?,
-        [a, b] => compare::render(a, b, [&shown(&args.exports[0]), &shown(&args.exports[1])])?,
+        [a, b] => compare::render(
+            a,
+            b,
+            [&shown(&args.exports[0]), &shown(&args.exports[1])],
+            &settings,
+        )?,
         _ => unreachable!("clap takes one or two exports"),
     };
     output.write(html.as_bytes())

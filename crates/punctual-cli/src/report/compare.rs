@@ -1,8 +1,10 @@
 //! Two exports side by side (two machines, or before and after a change): per wait and
-//! method, p50, p99, p99.9 and CPU per wait of each and the second over the first, marked
-//! where they differ by more than a tenth, or, where both runs have rounds (`--repeat`),
-//! only where a permutation test of their rounds shows a difference; each wait's plots of the two side by side; the
-//! environments and settings beside each other, what differs marked.
+//! method, p50, p99, p99.9 and CPU per wait of each and the second over the first (B/A),
+//! marked where they differ by more than a tenth, or, where both runs have rounds of that
+//! figure (`--repeat`: a wait table's, a frontier's, a threads or a scale run's), only where
+//! a permutation test of their rounds shows a difference at the confidence asked; each
+//! wait's plots of the two side by side; the environments and settings beside each other,
+//! what differs marked.
 
 use std::fmt::Write;
 
@@ -22,8 +24,14 @@ use crate::units::format_nanos;
 /// A ratio this far from 1 (either way) is marked as a difference.
 const MARKED: f64 = 1.1;
 
-/// `names` are how the page calls the two (their file names).
-pub fn render(a: &Export, b: &Export, names: [&str; 2]) -> anyhow::Result<String> {
+/// `names` are how the page calls the two (their file names); `settings` are the
+/// permutation test's (`--confidence`).
+pub fn render(
+    a: &Export,
+    b: &Export,
+    names: [&str; 2],
+    settings: &Settings,
+) -> anyhow::Result<String> {
     if a.kind() != b.kind() {
         bail!(
             "{} and {} are different kinds of run (`{}` and `{}`): compare two of a kind",
@@ -38,14 +46,15 @@ pub fn render(a: &Export, b: &Export, names: [&str; 2]) -> anyhow::Result<String
     let _ = writeln!(
         body,
         "<header>\n<h1>punctual bench: B against A</h1>\n\
-         <p>A is <code>{name_a}</code> ({}), B is <code>{name_b}</code> ({}). Ratios are B over A: \
-         above 1 B is later or costs more. Beyond {MARKED}x either way a ratio is marked \
+         <p>A is <code>{name_a}</code> ({}), B is <code>{name_b}</code> ({}). Each ratio is B/A, \
+         <code>{name_b}</code>/<code>{name_a}</code>: B's figure over A's, above 1 B is later or costs more. Beyond {MARKED}x either way a ratio is marked \
          <span class=\"worse\">worse</span> or <span class=\"better\">better</span>; where \
          both runs have rounds (<code>--repeat</code>), a figure is the median over the rounds \
-         and is marked only where a permutation test of the two runs' rounds shows a \
-         difference at 95%, its p-value beside it.</p>",
+         (for CPU the mean over their waits) and is marked only where a permutation test of \
+         the two runs' rounds shows a difference at {}, its p-value beside it.</p>",
         escape(&a.environment.os),
         escape(&b.environment.os),
+        format::percent(settings.confidence()),
     );
     for (label, export) in [("A", a), ("B", b)] {
         let _ = write!(
@@ -90,7 +99,7 @@ pub fn render(a: &Export, b: &Export, names: [&str; 2]) -> anyhow::Result<String
             "<section class=\"wait\" id=\"{id}\">\n<h2>{}</h2>",
             escape(&title)
         );
-        body.push_str(&differences(&rows_a, &rows_b).render());
+        body.push_str(&differences(&rows_a, &rows_b, settings).render());
         body.push_str("<div class=\"pair\">\n");
         for (label, rows, export) in [("A", &rows_a, a), ("B", &rows_b, b)] {
             let _ = writeln!(body, "<div>\n<h3>{label}</h3>");
@@ -134,7 +143,7 @@ type Pooled = fn(&Row) -> u64;
 
 /// Per method: p50, p99 and CPU per wait of A and B, and B over A (with rounds, the
 /// figures over the rounds and the permutation test's verdict).
-fn differences(rows_a: &[&Row], rows_b: &[&Row]) -> Table {
+fn differences(rows_a: &[&Row], rows_b: &[&Row], settings: &Settings) -> Table {
     let mut table = Table::new(
         "compare",
         &[
@@ -166,14 +175,14 @@ fn differences(rows_a: &[&Row], rows_b: &[&Row]) -> Table {
         for (figure, pooled) in figures {
             let value = |row: Option<&Row>| row.filter(|r| r.lateness.samples > 0).map(pooled);
             let shown = |v: Option<u64>| v.map_or("-".to_string(), |ns| format_nanos(ns as f64));
-            if let Some((ra, rb)) = a
-                .zip(b)
-                .filter(|(a, b)| !a.rounds.is_empty() && !b.rounds.is_empty())
-            {
+            if let Some((ra, rb)) = a.zip(b).filter(|(a, b)| {
+                !a.rounds_for(figure).is_empty() && !b.rounds_for(figure).is_empty()
+            }) {
                 let over = |row: &Row| {
+                    let rounds = row.rounds_for(figure);
                     crate::intervals::figure::centre(
-                        &row.rounds,
-                        &(0..row.rounds.len()).collect::<Vec<_>>(),
+                        rounds,
+                        &(0..rounds.len()).collect::<Vec<_>>(),
                         figure,
                     )
                     .map(format_nanos)
@@ -181,7 +190,7 @@ fn differences(rows_a: &[&Row], rows_b: &[&Row]) -> Table {
                 };
                 cells.push(Cell::from(over(ra)));
                 cells.push(Cell::from(over(rb)));
-                cells.push(tested(ra, rb, figure));
+                cells.push(tested(ra, rb, figure, settings));
                 continue;
             }
             let (va, vb) = (value(a), value(b));
@@ -223,9 +232,10 @@ fn ratio(a: Option<u64>, b: Option<u64>) -> Cell {
 
 /// B against A from their rounds: marked only where the permutation test shows a
 /// difference, with its p-value (or the words that the rounds are too few for one).
-fn tested(a: &Row, b: &Row, figure: Figure) -> Cell {
-    let settings = Settings::default();
-    let Some(c) = permutation::compare(&a.rounds, &b.rounds, figure, &settings) else {
+fn tested(a: &Row, b: &Row, figure: Figure, settings: &Settings) -> Cell {
+    let Some(c) =
+        permutation::compare(a.rounds_for(figure), b.rounds_for(figure), figure, settings)
+    else {
         return Cell::from("-");
     };
     let text = format::runs(&c, settings.confidence());

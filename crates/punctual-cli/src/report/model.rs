@@ -4,8 +4,9 @@
 //! writes ([`AnyExport`]), and turned into rows here.
 
 use crate::bench::rounds::OverRounds;
+use crate::bench::scale::repeats;
 use crate::intervals::bootstrap::Settings;
-use crate::intervals::figure::Round;
+use crate::intervals::figure::{Figure, Round};
 use anyhow::bail;
 use serde::Serialize;
 use serde_json::Value;
@@ -123,8 +124,14 @@ pub struct Row {
     /// The lateness distribution's points; exports before `punctual report` existed lack
     /// them, and so do frontier exports from before it drew their distributions.
     pub lateness_percentiles: Vec<PercentilePoint>,
-    /// Each round's figures, for a run of rounds (`--repeat`); empty otherwise.
+    /// Each round's figures, for a run of rounds (`--repeat`); empty otherwise. What
+    /// `punctual report a.json b.json` tests the two runs' difference on ([`Row::rounds_for`]).
     pub rounds: Vec<Round>,
+    /// The rounds CPU per wait is read from where `rounds` do not carry it: a scale run's
+    /// (CPU per timer, over the timers each round's CPU is per), or none (`Some` of an empty
+    /// list) for an export whose rounds had no CPU (a threads run's before it was read per
+    /// round), whose CPU is then compared by its pooled figure. `None`: in `rounds`.
+    pub cpu_rounds: Option<Vec<Round>>,
     /// The figures over the rounds with their intervals, where the export has them: a wait
     /// table's, a threads or a scale run's rows carry them, a frontier run's adaptive
     /// methods' are read from their rounds at the run's confidence (as the table did).
@@ -152,8 +159,28 @@ impl Row {
             note: None,
             lateness_percentiles: Vec::new(),
             rounds: Vec::new(),
+            cpu_rounds: None,
             over_rounds: None,
         }
+    }
+
+    /// The rounds `figure` over the rounds is read from; empty where the run has none for
+    /// it (one round, or no CPU per round).
+    pub fn rounds_for(&self, figure: Figure) -> &[Round] {
+        match (&self.cpu_rounds, figure) {
+            (Some(rounds), Figure::Cpu) => rounds,
+            _ => &self.rounds,
+        }
+    }
+}
+
+/// `rounds`, or none when not one of them measured anything (a figure the platform could
+/// not read).
+fn measured(rounds: Vec<Round>) -> Vec<Round> {
+    if rounds.iter().any(|r| r.waits > 0) {
+        rounds
+    } else {
+        Vec::new()
     }
 }
 
@@ -211,6 +238,12 @@ impl Export {
             driver_cpu_ns_per_timer: r.driver_cpu_ns_per_timer,
             longest_stall_ns: Some(r.stalls.longest_stall_ns),
             lateness_percentiles: r.lateness_percentiles.clone(),
+            // A round of a scale run is a process (`repeats`; its `rounds` are N's rounds
+            // inside one), its lateness per fired timer and its CPU per timer.
+            rounds: measured(repeats::lateness_rounds(&r.repeats)),
+            cpu_rounds: Some(measured(repeats::cost_rounds(&r.repeats, |round| {
+                round.cpu_ns_per_timer
+            }))),
             over_rounds: r.over_rounds.map(|o| OverRounds {
                 rounds: o.rounds,
                 p50_ns: o.p50_ns,
@@ -259,7 +292,10 @@ impl Export {
                 lateness_percentiles: p.lateness_percentiles.clone(),
                 rounds: p.rounds.clone(),
                 over_rounds: matches!(p.family, Family::Hybrid | Family::AsyncSpin)
-                    .then(|| OverRounds::of(&p.rounds, &settings))
+                    .then(|| {
+                        p.over_rounds
+                            .or_else(|| OverRounds::of(&p.rounds, &settings))
+                    })
                     .flatten(),
                 ..Row::new(&p.label, p.ours, p.wait_ns, p.summary.lateness)
             })
@@ -296,11 +332,15 @@ impl Export {
                 } else {
                     0
                 };
+                // Before each round read the crews' CPU, a round's CPU per sleep was 0.
+                let cpu_per_round = r.rounds.iter().any(|round| round.cpu_ns_per_wait > 0);
                 Row {
                     cpu_ns_per_wait: cpu_ns_per_sleep,
                     cpu_share: r.thread_cores,
                     cores: Some(r.cores),
                     lateness_percentiles: r.lateness_percentiles.clone(),
+                    rounds: r.rounds.clone(),
+                    cpu_rounds: (!cpu_per_round).then(Vec::new),
                     over_rounds: r.over_rounds,
                     ..Row::new(&r.method, r.ours, 0, r.lateness)
                 }

@@ -325,12 +325,23 @@ pub fn closest(export: &Export) -> String {
     }
 }
 
-/// A frontier run's placements as sentences.
+/// A frontier run's placements as sentences: with rounds, against the fixed margins' fit,
+/// as the table places them (the lower envelope of the pooled waits would be a second
+/// verdict on other figures); for one round, against the envelope.
 pub fn placements(export: &Export) -> Vec<String> {
     export
         .placements
         .iter()
         .map(|p| {
+            let order = p.sweep_order.map_or(String::new(), |order| {
+                format!(
+                    " Fixed margins' p99 against margin: rank correlation {order:+.2}; {}.",
+                    sweep_verdict(order)
+                )
+            });
+            if let Some(fit) = &p.fit {
+                return format!("{}.{order}", fit.text);
+            }
             let against = match (p.frontier_p99_ns, p.p99_to_frontier) {
                 (Some(f), Some(ratio)) => format!(
                     "{ratio:.2}x the frontier's p99 of {} at that CPU ({})",
@@ -339,12 +350,6 @@ pub fn placements(export: &Export) -> Vec<String> {
                 ),
                 _ => format!("not placed against the frontier ({})", p.frontier_basis),
             };
-            let order = p.sweep_order.map_or(String::new(), |order| {
-                format!(
-                    " Fixed margins' p99 against margin: rank correlation {order:+.2}; {}.",
-                    sweep_verdict(order)
-                )
-            });
             format!(
                 "At {}, {} woke with a p99 of {} for {} CPU per wait: {against}.{order}",
                 wait_name(p.wait_ns),

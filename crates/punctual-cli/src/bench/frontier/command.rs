@@ -21,7 +21,7 @@ impl BenchMode for FrontierOptions {
     }
 
     fn table(&self, report: &FrontierReport) -> String {
-        crate::output::frontier::render(report)
+        crate::output::frontier::render(report, &self.intervals)
     }
 
     fn page(&self, report: &FrontierReport) -> anyhow::Result<String> {

@@ -1,6 +1,6 @@
-//! The adaptive methods against the fixed margins' monotone fit over every round, for a
-//! run of rounds (`--repeat K`): `crate::intervals::frontier`'s placement, kept as the
-//! export holds it.
+//! The adaptive methods against the fixed margins' monotone fit (each margin at its median
+//! p99 over the rounds), for a run of rounds (`--repeat K`): `crate::intervals::frontier`'s
+//! placement, kept as the export holds it.
 //!
 //! The fit replaces, for the verdict, the lower envelope that `placement.rs` reads from one
 //! pooled run: the least of many noisy p99s sits below a typical one, which biases the

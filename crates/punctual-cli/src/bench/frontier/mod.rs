@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use super::backend::Backend;
 use super::batch::Batch;
 use super::load::LoadKind;
+use super::rounds::OverRounds;
 use super::session::RunContext;
 use super::stats::{Recorder, Summary};
 use super::worker::Worker;
@@ -108,6 +109,11 @@ pub struct FrontierPoint {
     /// round). The figures above are over every round's waits together.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rounds: Vec<Round>,
+    /// The figures over the rounds with their intervals, as a wait table's row has them
+    /// (absent for one round, and in exports from before they were written: `punctual
+    /// report` then reads them from `rounds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_rounds: Option<OverRounds>,
 }
 
 /// Everything a frontier run produced: its JSON export is this struct, written and read
@@ -241,6 +247,7 @@ pub fn run(options: &FrontierOptions, context: &RunContext) -> anyhow::Result<Fr
             .map(|((c, recorder), rounds)| {
                 let mut p = point(c, wait, recorder);
                 if options.rounds > 1 {
+                    p.over_rounds = OverRounds::of(&rounds, &options.intervals);
                     p.rounds = rounds;
                 }
                 p
@@ -374,5 +381,6 @@ fn point(contender: &contenders::Contender, wait: Duration, recorder: &Recorder)
         cpu_share: summary.cpu_ns_per_wait as f64 / wait.as_nanos() as f64,
         lateness_percentiles: percentiles(recorder.histogram()),
         rounds: Vec::new(),
+        over_rounds: None,
     }
 }

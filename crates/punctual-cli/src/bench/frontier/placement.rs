@@ -44,8 +44,8 @@ pub struct Placement {
     /// near -1 when each larger margin has the lower tail, near 0 when the tail does not
     /// follow the margin at all. `null` with fewer than three fixed margins measured.
     pub sweep_order: Option<f64>,
-    /// With rounds (`--repeat K`, K from 2): the method against the monotone fit of every
-    /// fixed margin's every round, with the intervals.
+    /// With rounds (`--repeat K`, K from 2): the method against the monotone fit of the
+    /// fixed margins' figures over the rounds, with the intervals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fit: Option<FitVerdict>,
 }
@@ -276,6 +276,7 @@ mod tests {
             cpu_share: 0.0,
             lateness_percentiles: Vec::new(),
             rounds: Vec::new(),
+            over_rounds: None,
         }
     }
 

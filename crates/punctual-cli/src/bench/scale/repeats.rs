@@ -128,7 +128,7 @@ impl ScaleOverRounds {
 }
 
 /// The rounds as the intervals module takes them, for the lateness percentiles.
-fn lateness_rounds(rounds: &[ScaleRound]) -> Vec<Round> {
+pub fn lateness_rounds(rounds: &[ScaleRound]) -> Vec<Round> {
     rounds
         .iter()
         .map(|r| Round {
@@ -143,7 +143,7 @@ fn lateness_rounds(rounds: &[ScaleRound]) -> Vec<Round> {
 
 /// The rounds as the intervals module takes them, for one CPU figure (`cpu` of a round):
 /// its mean over every round's timers. A round without the figure counts no timer.
-fn cost_rounds(rounds: &[ScaleRound], cpu: impl Fn(&ScaleRound) -> Option<u64>) -> Vec<Round> {
+pub fn cost_rounds(rounds: &[ScaleRound], cpu: impl Fn(&ScaleRound) -> Option<u64>) -> Vec<Round> {
     rounds
         .iter()
         .map(|r| Round {

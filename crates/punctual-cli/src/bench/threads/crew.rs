@@ -23,10 +23,22 @@ pub struct ThreadTotals {
     pub spin_counts: Option<SpinCounts>,
 }
 
+/// What a crew did in one slice, over all its threads.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Slice {
+    /// The longest a thread ran by its own clock.
+    pub ran: Duration,
+    /// The threads' CPU time (and their helpers') in the slice, added up: what a round's CPU
+    /// per sleep is read from.
+    pub cpu: Duration,
+}
+
 /// What one thread reports at the end of a slice.
 struct SliceReport {
     /// How long it ran by its own clock (a mock run's virtual time is the only time it has).
     ran: Duration,
+    /// Its CPU time (and its method's helper's) in the slice.
+    cpu: Duration,
     /// Each completed sleep's lateness: a list for the slice rather than a histogram per
     /// thread, so that a thousand threads cost no more memory than their sleeps.
     lateness_ns: Vec<i64>,
@@ -93,8 +105,8 @@ impl Crew {
     }
 
     /// Every thread sleeps for `slice`, its sleeps' lateness recorded in `recorder`;
-    /// returns the longest time a thread ran by its own clock.
-    pub fn run(&self, slice: Duration, recorder: &mut Recorder) -> anyhow::Result<Duration> {
+    /// returns the longest time a thread ran by its own clock and the CPU they spent.
+    pub fn run(&self, slice: Duration, recorder: &mut Recorder) -> anyhow::Result<Slice> {
         for member in &self.members {
             member
                 .commands
@@ -104,14 +116,15 @@ impl Crew {
         self.wait_all(Some(recorder))
     }
 
-    fn wait_all(&self, mut recorder: Option<&mut Recorder>) -> anyhow::Result<Duration> {
-        let mut longest = Duration::ZERO;
+    fn wait_all(&self, mut recorder: Option<&mut Recorder>) -> anyhow::Result<Slice> {
+        let mut slice = Slice::default();
         for member in &self.members {
             let report = member
                 .done
                 .recv()
                 .map_err(|_| anyhow!("a thread of the {} crew ended", self.spec.name))??;
-            longest = longest.max(report.ran);
+            slice.ran = slice.ran.max(report.ran);
+            slice.cpu += report.cpu;
             if let Some(recorder) = recorder.as_deref_mut() {
                 for &lateness_ns in &report.lateness_ns {
                     recorder.record(Sample {
@@ -122,7 +135,7 @@ impl Crew {
                 }
             }
         }
-        Ok(longest)
+        Ok(slice)
     }
 
     /// Stops every thread and gathers what each did.
@@ -171,6 +184,7 @@ fn serve(
     let span_ns = (range.max - range.min).as_nanos() as u64;
     let ready = SliceReport {
         ran: Duration::ZERO,
+        cpu: Duration::ZERO,
         lateness_ns: Vec::new(),
     };
     if done.send(Ok(ready)).is_err() {
@@ -187,9 +201,15 @@ fn serve(
             method.wait_until(deadline);
             lateness_ns.push(signed_nanos(clock.now(), deadline));
         }
-        cpu += (clock.thread_cpu() + method.helper_cpu()).saturating_sub(cpu_before);
+        let spent = (clock.thread_cpu() + method.helper_cpu()).saturating_sub(cpu_before);
+        cpu += spent;
         let ran = clock.now().saturating_duration_since(start);
-        if done.send(Ok(SliceReport { ran, lateness_ns })).is_err() {
+        let report = SliceReport {
+            ran,
+            cpu: spent,
+            lateness_ns,
+        };
+        if done.send(Ok(report)).is_err() {
             break;
         }
     }

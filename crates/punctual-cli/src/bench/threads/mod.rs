@@ -118,11 +118,14 @@ pub struct ThreadsResult {
     /// The points of its lateness distribution, as a wait table's results carry them.
     #[serde(default)]
     pub lateness_percentiles: Vec<PercentilePoint>,
-    /// Each round's figures (`--repeat K`, K from 2; absent for one round); a crew's CPU is
-    /// read once, at the end of the run, so a round's `cpu_ns_per_wait` is 0.
+    /// Each round's figures (`--repeat K`, K from 2; absent for one round): its sleeps'
+    /// lateness, and the crew's own CPU time (its threads' and their helpers', as `own`)
+    /// in the round over the sleeps it completed. Exports from before the CPU was read per
+    /// round have 0 there.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rounds: Vec<Round>,
-    /// The lateness figures over the rounds with their intervals (no CPU: see `rounds`).
+    /// The figures over the rounds with their intervals (`cpu_ns_per_wait` the mean over
+    /// every round's sleeps; `null` in exports from before it was read per round).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub over_rounds: Option<OverRounds>,
 }
@@ -172,6 +175,7 @@ pub fn run(options: &ThreadsOptions, context: &RunContext) -> anyhow::Result<Thr
     // A round is every crew's --duration in turns, as a run of one round is.
     'rounds: for round in 0..options.rounds {
         let mut in_round = vec![Recorder::default(); crews.len()];
+        let mut cpu_in_round = vec![Duration::ZERO; crews.len()];
         for k in 0..slices {
             let slice = (options.duration / slices).max(Duration::from_nanos(1));
             for (i, crew) in crews.iter().enumerate() {
@@ -184,8 +188,9 @@ pub fn run(options: &ThreadsOptions, context: &RunContext) -> anyhow::Result<Thr
                 let cpu_before = process_cpu();
                 let started = Instant::now();
                 let ran = crew.run(slice, &mut in_round[i])?;
+                cpu_in_round[i] += ran.cpu;
                 let account = &mut accounts[i];
-                account.wall += if mock { ran } else { started.elapsed() };
+                account.wall += if mock { ran.ran } else { started.elapsed() };
                 account.process_cpu += process_cpu().saturating_sub(cpu_before);
                 let done = (round as f64 * f64::from(slices) + f64::from(k + 1))
                     / (options.rounds as f64 * f64::from(slices));
@@ -198,9 +203,20 @@ pub fn run(options: &ThreadsOptions, context: &RunContext) -> anyhow::Result<Thr
                 break;
             }
         }
-        for ((pooled, kept), recorder) in recorders.iter_mut().zip(&mut rounds).zip(&in_round) {
+        for (((pooled, kept), recorder), cpu) in recorders
+            .iter_mut()
+            .zip(&mut rounds)
+            .zip(&in_round)
+            .zip(cpu_in_round)
+        {
             pooled.merge(recorder);
-            kept.push(round_of(&recorder.summary()));
+            let round = round_of(&recorder.summary());
+            kept.push(Round {
+                cpu_ns_per_wait: (cpu.as_nanos() as u64)
+                    .checked_div(round.waits)
+                    .unwrap_or(0),
+                ..round
+            });
         }
         if context.interrupted() {
             break 'rounds;
@@ -214,10 +230,7 @@ pub fn run(options: &ThreadsOptions, context: &RunContext) -> anyhow::Result<Thr
         let spec = crew.spec;
         let mut r = result(spec, crew.finish()?, recorder, account, backend);
         if options.rounds > 1 {
-            r.over_rounds = OverRounds::of(&rounds, &options.intervals).map(|o| OverRounds {
-                cpu_ns_per_wait: None,
-                ..o
-            });
+            r.over_rounds = OverRounds::of(&rounds, &options.intervals);
             r.rounds = rounds;
         }
         results.push(r);

@@ -170,7 +170,7 @@ fn paired(results: &[ServerResult], settings: &Settings) -> Vec<String> {
         if !ratios.is_empty() {
             let figures: Vec<String> = ratios.iter().map(format::figure_ratio).collect();
             lines.push(format!(
-                "{} vs {} on the {} runtime: {}",
+                "{}/{} on the {} runtime: {}",
                 r.method,
                 peer.method,
                 r.runtime,
