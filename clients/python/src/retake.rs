@@ -11,8 +11,8 @@
 //!
 //! The lead is learned per thread by the library's [`WayBack`] (the 95th percentile of the
 //! last 64 re-acquires, with half of it again as headroom, never less than 1 µs), never
-//! more than [`LEAD_CAP`]. The way on, from the binding's last reading into the caller's
-//! Python code, has a lead of its own ([`python_lead`]), as long at most: the binding
+//! more than [`GIL_LEAD_CAP`]. The way on, from the binding's last reading into the caller's
+//! Python code, has a lead of its own ([`python_lead`]), at most [`PYTHON_LEAD_CAP`]: the binding
 //! returns that early, and the package's Python code spins the rest on
 //! `time.perf_counter_ns()`, handing each reading to the report, so that the interpreter's
 //! way back and the report's bookkeeping, cold after a long sleep, run before the deadline
@@ -32,21 +32,29 @@ use punctual::{Sleeper, Strategy, Wake, WayBack};
 
 use crate::sys::without_gil;
 
-/// The longest a wait spins with the GIL held before its deadline.
+/// The longest a wait spins with the GIL held before its deadline: the two leads'
+/// caps together.
 ///
-/// 1% of Python's default switch interval (5 ms): CPython itself lets a thread keep the
+/// 2.5% of Python's default switch interval (5 ms): CPython itself lets a thread keep the
 /// GIL that long before another that waits for it asks for it back, so this delays such a
-/// thread by a hundredth of what the interpreter allows any thread. An uncontended GIL
-/// comes back in a few microseconds, so the cap only binds when it is contended, and then
-/// it comes back within the switch interval: no lead a waiting thread could bear (a
-/// millisecond held for every wait) would make such a wait punctual. It is late instead,
-/// and says so.
-pub(crate) const GIL_SPIN_CAP: Duration = Duration::from_micros(50);
+/// thread by a fortieth of what the interpreter allows any thread, once per wait. An
+/// uncontended GIL comes back in a few microseconds, so the binding's lead only binds when
+/// it is contended, and then it comes back within the switch interval: no lead a waiting
+/// thread could bear (a millisecond held for every wait) would make such a wait punctual.
+/// It is late instead, and says so.
+pub(crate) const GIL_SPIN_CAP: Duration = GIL_LEAD_CAP.saturating_add(PYTHON_LEAD_CAP);
 
-/// The longest of each of the two leads a wait holds the GIL for before its deadline: the
-/// binding's spin after taking it back, and the package's Python spin after the return
-/// ([`python_lead`]). Half the cap each, so that together they stay within it.
-const LEAD_CAP: Duration = Duration::from_micros(25);
+/// The longest the binding spins with the GIL it took back before it returns: taking an
+/// uncontended GIL back costs microseconds, and a contended one more than any lead covers.
+const GIL_LEAD_CAP: Duration = Duration::from_micros(25);
+
+/// The longest the package's Python spin runs before the deadline ([`python_lead`]). Code
+/// first run after a long sleep (the return through the binding, the interpreter's call
+/// machinery, the report's getters) costs tens of microseconds on caches the sleep let go
+/// cold; the spin must start before all of that has run, or the wait is late by the rest.
+/// Four times the binding's cap, since this stretch runs far more code than a GIL
+/// hand-over.
+const PYTHON_LEAD_CAP: Duration = Duration::from_micros(100);
 
 /// How a wait ended, the way back into Python included.
 #[derive(Debug, Clone, Copy)]
@@ -81,10 +89,10 @@ impl Ended {
 }
 
 thread_local! {
-    static RETURNS: RefCell<WayBack> = const { RefCell::new(WayBack::with_cap(LEAD_CAP)) };
+    static RETURNS: RefCell<WayBack> = const { RefCell::new(WayBack::with_cap(GIL_LEAD_CAP)) };
     /// The way from the binding's last reading to the caller's Python code: the return
     /// through pyo3 and the interpreter's call machinery, cold after a long sleep.
-    static INTO_PYTHON: RefCell<WayBack> = const { RefCell::new(WayBack::with_cap(LEAD_CAP)) };
+    static INTO_PYTHON: RefCell<WayBack> = const { RefCell::new(WayBack::with_cap(PYTHON_LEAD_CAP)) };
     /// The spin with the GIL held is the library's, as every other spin of the binding.
     static SPINNER: RefCell<Sleeper> = RefCell::new(Sleeper::spin());
 }
@@ -98,7 +106,7 @@ pub(crate) fn lead() -> Duration {
 /// package's Python code to spin the rest on `time.perf_counter_ns()` (`_arrive` in
 /// `punctual/__init__.py`): the interpreter's return path and clock reads then run hot at
 /// the deadline, as they do in a hand-written spin loop. Zero for a native wait, which
-/// spins for nothing. At most [`LEAD_CAP`].
+/// spins for nothing. At most [`PYTHON_LEAD_CAP`].
 pub(crate) fn python_lead(strategy: Strategy) -> Duration {
     if strategy == Strategy::Native {
         return Duration::ZERO;

@@ -103,18 +103,22 @@ impl PyWake {
     /// settles the report; later calls change nothing. The second reading tells how long
     /// the way into Python and the spin's first, cold turn took, which the next wait's
     /// lead is learned from ([`crate::retake::record_into_python`]): on the spin's path,
-    /// before the deadline, where it costs the caller nothing.
+    /// before the deadline, where it costs the caller nothing. A first reading already at
+    /// the deadline is learned from instead: the lead was short of the way in alone, and a
+    /// lead learned only from second readings would never grow out of that.
     pub(crate) fn arrive(&mut self, now_ns: i128) {
         if !self.arriving {
             return;
         }
         self.woke_ns = now_ns;
         self.readings = self.readings.saturating_add(1);
-        if self.readings == 2 && self.led {
+        self.arriving = now_ns < self.deadline_ns;
+        // The second reading, or a first that already settles the wait (the lead was too
+        // short for even that one: it must still grow).
+        if self.led && (self.readings == 2 || (self.readings == 1 && !self.arriving)) {
             let way_in = u64::try_from(now_ns - self.returned_ns).unwrap_or(0);
             crate::retake::record_into_python(std::time::Duration::from_nanos(way_in));
         }
-        self.arriving = now_ns < self.deadline_ns;
     }
 
     /// The report as its getters show it: once the Python half has settled it, its last

@@ -33,12 +33,12 @@ def check_report(wake, after_ns):
         assert wake.gil_wait_ns > 0 and wake.lateness_ns > 0
 
 
-def test_the_cap_is_50_us_and_the_lead_within_it():
-    assert punctual.clock_info()["gil_spin_cap"] == 50e-6
+def test_the_cap_is_125_us_and_the_leads_within_it():
+    assert punctual.clock_info()["gil_spin_cap"] == 125e-6
     for _ in range(100):
         punctual.sleep(0.0002)
     assert 0 < punctual.clock_info()["gil_lead"] <= 25e-6
-    assert 0 < punctual.clock_info()["python_lead"] <= 25e-6
+    assert 0 < punctual.clock_info()["python_lead"] <= 100e-6
 
 
 def test_never_early_on_the_callers_clock_over_mixed_waits():

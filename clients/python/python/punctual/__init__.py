@@ -22,9 +22,10 @@ every OS; on Linux and macOS ``time.monotonic()`` is the same clock.
 
 Every wait releases the GIL, and Ctrl-C interrupts a long one with ``KeyboardInterrupt``. A
 hybrid or spinning wait takes the GIL back shortly before its deadline (a lead learned per
-thread, never more than 50 microseconds, ``clock_info()["gil_spin_cap"]``), returns into
-Python a second lead before it (``clock_info()["python_lead"]``, learned per thread from
-how long that return takes, with the same cap) and spins the rest here, in Python, on
+thread, at most 25 microseconds), returns into Python a second lead before it
+(``clock_info()["python_lead"]``, learned per thread from how long that return and the
+spin's first turn take, at most 100 microseconds; the two together at most
+``clock_info()["gil_spin_cap"]``) and spins the rest here, in Python, on
 ``time.perf_counter_ns()``: the interpreter's way back, cold after a long sleep, is then
 run before the deadline, and the caller's next line runs hot at it, as after a spin loop
 written by hand.
