@@ -126,7 +126,7 @@ fn caveats(results: &[ServerResult], churn_per_s: u64) -> Vec<String> {
             "registration and cancellation lags include the pacer's step of {}: the pacer thread spawns each timeout's task when due and aborts it when its cancellation is",
             crate::units::format_duration(pacer::PACER_STEP)
         ),
-        "lock waits: punctual's drivers count them (below); tokio's timer exposes none".to_string(),
+        "lock waits: punctual's drivers count them, beside their native sleeps; tokio's timer exposes none".to_string(),
     ];
     // Each native sleep of a driver thread is an OS wait and a wake-up; how often they
     // happen, beside the driver's CPU, says what that CPU goes on.
