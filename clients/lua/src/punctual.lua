@@ -48,6 +48,17 @@ local function aimable(t)
   return type(t) == "number" and t == t and t > -HUGE and t < HUGE
 end
 
+-- The last stretch of every wait, from the core's wake `woke` to the deadline `t`: learns
+-- the way back from the first reading, reads the clock to `t`, and returns the lateness.
+local function last_stretch(woke, t)
+  local reached = now()
+  back = reached - woke
+  while reached < t do
+    reached = now()
+  end
+  return reached - t
+end
+
 -- (A deadline before the clock's origin is long past: the core takes it as the origin, and
 -- so returns at once.)
 local function until_deadline(t)
@@ -55,12 +66,7 @@ local function until_deadline(t)
   if woke == nil then
     error(message, 3) -- at the line that called M.sleep or M.sleep_until
   end
-  local reached = now()
-  back = reached - woke
-  while reached < t do
-    reached = now()
-  end
-  return reached - t
+  return last_stretch(woke, t)
 end
 
 -- Each returns its lateness in ms by this module's clock read after the wait, as the caller
@@ -152,12 +158,7 @@ local function sleeper_until(self, label, t, direct)
   if woke == nil then
     error(message, 3)
   end
-  local reached = now()
-  back = reached - woke
-  while reached < t do
-    reached = now()
-  end
-  return reached - t
+  return last_stretch(woke, t)
 end
 function Sleeper:sleep(ms)
   if not aimable(ms) or ms < 0 then
@@ -196,12 +197,7 @@ function Ticker:tick()
   end
   local handle = self[HANDLE]
   local index, deadline, woke, missed = handle:tick_ahead(back)
-  local reached = now()
-  back = reached - woke
-  while reached < deadline do
-    reached = now()
-  end
-  return index, reached - deadline, missed
+  return index, last_stretch(woke, deadline), missed
 end
 function M.ticker(period, options)
   local object = new(Ticker, core.ticker(period, options))
