@@ -216,25 +216,27 @@ fn runs_with_rounds_are_marked_by_a_permutation_test() {
     assert!(html.contains("shows a difference at 80%"));
 }
 
+/// A threads run of 5 rounds on the mock timer, for the tests of threads rounds below.
+const THREADS_WITH_ROUNDS: [&str; 9] = [
+    "threads",
+    "4",
+    "--mock-timer",
+    "--wait-range",
+    "100us..2ms",
+    "--duration",
+    "1s",
+    "--repeat",
+    "5",
+];
+
 /// Two threads runs of 5 rounds: B's hybrid with each round's p50 halved and its CPU per
 /// sleep doubled is marked better and worse by the permutation test of the rounds (which
 /// the page used to ignore for threads, judging by the pooled figures), and nothing else.
 #[test]
 fn threads_runs_with_rounds_are_marked_by_a_permutation_test() {
-    let mock = [
-        "threads",
-        "4",
-        "--mock-timer",
-        "--wait-range",
-        "100us..2ms",
-        "--duration",
-        "1s",
-        "--repeat",
-        "5",
-    ];
     let html = compared(
         "report-compare-threads-rounds",
-        &mock,
+        &THREADS_WITH_ROUNDS,
         "results",
         |result| {
             if result["method"] == "hybrid" {
@@ -256,19 +258,11 @@ fn threads_runs_with_rounds_are_marked_by_a_permutation_test() {
 /// lateness is still tested on the rounds, its CPU compared by the pooled figure.
 #[test]
 fn threads_rounds_without_cpu_compare_cpu_by_the_pooled_figure() {
-    let mock = [
-        "threads",
-        "4",
-        "--mock-timer",
-        "--wait-range",
-        "100us..2ms",
-        "--duration",
-        "1s",
-        "--repeat",
-        "5",
-    ];
     let dir = TempDir::new("report-compare-threads-old");
-    in_dir(&dir.0, &[&mock[..], &["--export-json", "a.json"]].concat());
+    in_dir(
+        &dir.0,
+        &[&THREADS_WITH_ROUNDS[..], &["--export-json", "a.json"]].concat(),
+    );
     let mut a: Value = serde_json::from_str(&read(&dir.0, "a.json")).unwrap();
     for result in a["results"].as_array_mut().unwrap() {
         for round in result["rounds"].as_array_mut().unwrap() {
