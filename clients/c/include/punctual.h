@@ -1014,17 +1014,24 @@ void punctual_way_back_record_ns(int64_t woke_ns);
  * punctual_sleep_until_ns, punctual_sleeper_sleep_ns, punctual_sleeper_sleep_until_ns,
  * punctual_ticker_tick, whose library part is punctual_ticker_tick_ahead_ns).
  */
-/* The part both inline waits share, after the library's wait that ended `early`: records the
- * way back, reads punctual_now_ns() here until `deadline_ns`, and fills `wake` (may be NULL)
- * with the caller's reading. */
-static inline int punctual_last_stretch_inline_ns(int64_t deadline_ns, const punctual_wake *early,
-                                                  punctual_wake *wake) {
+/* The stretch every inline wait ends with, after the library's part woke at `woke_ns`:
+ * records the way back, reads punctual_now_ns() here until `deadline_ns`, and returns the
+ * reading that ended it, the caller's. */
+static inline int64_t punctual_read_to_inline_ns(int64_t woke_ns, int64_t deadline_ns) {
     int64_t now;
-    punctual_way_back_record_ns(early->woke_ns);
+    punctual_way_back_record_ns(woke_ns);
     now = punctual_now_ns();
     while (now < deadline_ns) {
         now = punctual_now_ns();
     }
+    return now;
+}
+
+/* The part both inline sleeps share, after the library's wait that ended `early`: reads the
+ * clock here to `deadline_ns`, and fills `wake` (may be NULL) with the caller's reading. */
+static inline int punctual_last_stretch_inline_ns(int64_t deadline_ns, const punctual_wake *early,
+                                                  punctual_wake *wake) {
+    int64_t now = punctual_read_to_inline_ns(early->woke_ns, deadline_ns);
     if (wake != NULL) {
         wake->size = (uint32_t)sizeof(punctual_wake);
         wake->reserved = 0;
@@ -1105,11 +1112,7 @@ static inline int punctual_ticker_tick_inline(punctual_ticker *ticker, punctual_
     if (status != PUNCTUAL_OK) {
         return status;
     }
-    punctual_way_back_record_ns(early.woke_ns);
-    now = punctual_now_ns();
-    while (now < early.deadline_ns) {
-        now = punctual_now_ns();
-    }
+    now = punctual_read_to_inline_ns(early.woke_ns, early.deadline_ns);
     if (tick != NULL) {
         *tick = early;
         tick->woke_ns = now;
